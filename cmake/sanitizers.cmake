@@ -1,0 +1,12 @@
+# Sanitizer switches apply to every target of the build (library, tests, examples).
+if(CTORCH_SANITIZE_ADDRESS AND CTORCH_SANITIZE_THREAD)
+  message(FATAL_ERROR "CTORCH_SANITIZE_ADDRESS and CTORCH_SANITIZE_THREAD cannot be combined")
+endif()
+if(CTORCH_SANITIZE_ADDRESS)
+  add_compile_options(-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined)
+  add_link_options(-fsanitize=address,undefined)
+endif()
+if(CTORCH_SANITIZE_THREAD)
+  add_compile_options(-fsanitize=thread -fno-omit-frame-pointer)
+  add_link_options(-fsanitize=thread)
+endif()

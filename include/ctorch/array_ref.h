@@ -1,0 +1,156 @@
+// IntArrayRef (a non-owning view of int64 values) and DimVector (sizes/strides with inline storage).
+#pragma once
+
+#include <cstdint>
+#include <cstring>
+#include <initializer_list>
+#include <iosfwd>
+#include <vector>
+
+namespace ctorch {
+
+/// A non-owning view of contiguous int64 values; built from {..}, vectors, or one value.
+class IntArrayRef {
+ public:
+  /// An empty view.
+  constexpr IntArrayRef() = default;
+  /// A view of one value (PyTorch accepts `size=3` for `size=(3,)`).
+  constexpr IntArrayRef(const int64_t& one) : data_(&one), size_(1) {}  // NOLINT
+  /// A view of `n` values at `data`.
+  constexpr IntArrayRef(const int64_t* data, size_t n) : data_(data), size_(n) {}
+  /// A view of an initializer list (valid for the full expression).
+  constexpr IntArrayRef(std::initializer_list<int64_t> il) : data_(il.begin()), size_(il.size()) {}  // NOLINT
+  /// A view of a vector.
+  IntArrayRef(const std::vector<int64_t>& v) : data_(v.data()), size_(v.size()) {}  // NOLINT
+
+  constexpr const int64_t* data() const { return data_; }
+  constexpr size_t size() const { return size_; }
+  constexpr bool empty() const { return size_ == 0; }
+  constexpr const int64_t* begin() const { return data_; }
+  constexpr const int64_t* end() const { return data_ + size_; }
+  constexpr const int64_t& operator[](size_t i) const { return data_[i]; }
+  constexpr const int64_t& back() const { return data_[size_ - 1]; }
+  /// Copies the values into a vector.
+  std::vector<int64_t> vec() const { return std::vector<int64_t>(begin(), end()); }
+  /// Element-wise equality.
+  bool operator==(IntArrayRef o) const {
+    return size_ == o.size_ && (size_ == 0 || std::memcmp(data_, o.data_, size_ * 8) == 0);
+  }
+  bool operator!=(IntArrayRef o) const { return !(*this == o); }
+
+ private:
+  const int64_t* data_ = nullptr;
+  size_t size_ = 0;
+};
+
+/// Prints as PyTorch prints a size list: [2, 3].
+std::ostream& operator<<(std::ostream& os, IntArrayRef a);
+
+/// A small vector of int64 with inline room for kInline dims; grows on the heap past that.
+class DimVector {
+ public:
+  static constexpr size_t kInline = 6;
+  DimVector() = default;
+  /// `n` copies of `value`.
+  explicit DimVector(size_t n, int64_t value = 0) { resize(n, value); }
+  /// Copies a view.
+  DimVector(IntArrayRef a) { assign(a); }  // NOLINT
+  DimVector(std::initializer_list<int64_t> il) { assign(IntArrayRef(il)); }
+  DimVector(const DimVector& o) { assign(o); }
+  DimVector(DimVector&& o) noexcept { move_from(o); }
+  DimVector& operator=(const DimVector& o) {
+    if (this != &o) assign(o);
+    return *this;
+  }
+  DimVector& operator=(DimVector&& o) noexcept {
+    if (this != &o) {
+      release();
+      move_from(o);
+    }
+    return *this;
+  }
+  ~DimVector() { release(); }
+
+  /// Replaces the contents with a copy of `a`.
+  void assign(IntArrayRef a) {
+    reserve(a.size());
+    if (a.size()) std::memmove(data_, a.data(), a.size() * 8);
+    size_ = a.size();
+  }
+  /// Resizes, filling new slots with `value`.
+  void resize(size_t n, int64_t value = 0) {
+    reserve(n);
+    for (size_t i = size_; i < n; ++i) data_[i] = value;
+    size_ = n;
+  }
+  /// Appends one value.
+  void push_back(int64_t v) {
+    reserve(size_ + 1);
+    data_[size_++] = v;
+  }
+  /// Inserts `v` before position `pos`.
+  void insert(size_t pos, int64_t v) {
+    reserve(size_ + 1);
+    std::memmove(data_ + pos + 1, data_ + pos, (size_ - pos) * 8);
+    data_[pos] = v;
+    ++size_;
+  }
+  /// Removes the value at `pos`.
+  void erase(size_t pos) {
+    std::memmove(data_ + pos, data_ + pos + 1, (size_ - pos - 1) * 8);
+    --size_;
+  }
+  void pop_back() { --size_; }
+  void clear() { size_ = 0; }
+
+  int64_t* data() { return data_; }
+  const int64_t* data() const { return data_; }
+  size_t size() const { return size_; }
+  bool empty() const { return size_ == 0; }
+  int64_t& operator[](size_t i) { return data_[i]; }
+  const int64_t& operator[](size_t i) const { return data_[i]; }
+  int64_t& back() { return data_[size_ - 1]; }
+  int64_t* begin() { return data_; }
+  int64_t* end() { return data_ + size_; }
+  const int64_t* begin() const { return data_; }
+  const int64_t* end() const { return data_ + size_; }
+  operator IntArrayRef() const { return IntArrayRef(data_, size_); }  // NOLINT
+  bool operator==(const DimVector& o) const { return IntArrayRef(*this) == IntArrayRef(o); }
+
+ private:
+  void reserve(size_t n) {
+    if (n <= capacity_) return;
+    size_t cap = n < 2 * capacity_ ? 2 * capacity_ : n;
+    auto* heap = new int64_t[cap];
+    if (size_) std::memcpy(heap, data_, size_ * 8);
+    release();
+    data_ = heap;
+    capacity_ = cap;
+  }
+  void release() {
+    if (data_ != inline_) delete[] data_;
+    data_ = inline_;
+    capacity_ = kInline;
+  }
+  void move_from(DimVector& o) {
+    if (o.data_ == o.inline_) {
+      std::memcpy(inline_, o.inline_, o.size_ * 8);
+      data_ = inline_;
+      capacity_ = kInline;
+    } else {
+      data_ = o.data_;
+      capacity_ = o.capacity_;
+      o.data_ = o.inline_;
+      o.capacity_ = kInline;
+    }
+    size_ = o.size_;
+    o.size_ = 0;
+  }
+
+  int64_t inline_[kInline];
+  int64_t* data_ = inline_;
+  size_t size_ = 0;
+  size_t capacity_ = kInline;
+};
+
+}  // namespace ctorch

@@ -1,0 +1,44 @@
+// StorageImpl: the reference-counted memory block behind one or more tensors.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+
+#include "ctorch/allocator.h"
+#include "ctorch/intrusive_ptr.h"
+
+namespace ctorch {
+
+/// A block of bytes on one device, shared by a tensor and its views.
+class StorageImpl : public RefCounted {
+ public:
+  /// Takes ownership of `data` of `nbytes` bytes; `allocator` may be null (from_blob).
+  StorageImpl(DataPtr data, size_t nbytes, Allocator* allocator, bool pinned = false)
+      : data_(std::move(data)), nbytes_(nbytes), allocator_(allocator), pinned_(pinned) {}
+
+  void* data() const { return data_.get(); }
+  size_t nbytes() const { return nbytes_; }
+  Device device() const { return data_.device(); }
+  Allocator* allocator() const { return allocator_; }
+  /// True when the memory is page-locked host memory.
+  bool pinned() const { return pinned_; }
+  /// The DataPtr (for allocators that need the context back).
+  const DataPtr& data_ptr() const { return data_; }
+
+  /// Version counter shared by all views of this storage (bumped by in-place ops).
+  uint32_t version() const { return version_.load(std::memory_order_relaxed); }
+  /// Records one in-place modification.
+  void bump_version() { version_.fetch_add(1, std::memory_order_relaxed); }
+
+ private:
+  DataPtr data_;
+  size_t nbytes_;
+  Allocator* allocator_;
+  bool pinned_;
+  std::atomic<uint32_t> version_{0};
+};
+
+/// Shared handle to a StorageImpl.
+using Storage = IntrusivePtr<StorageImpl>;
+
+}  // namespace ctorch

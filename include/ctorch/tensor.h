@@ -1,0 +1,396 @@
+// Tensor: a reference-counted handle to a TensorImpl, with torch.Tensor's methods.
+#pragma once
+
+#include <iosfwd>
+#include <optional>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "ctorch/error.h"
+#include "ctorch/scalar.h"
+#include "ctorch/tensor_impl.h"
+#include "ctorch/tensor_options.h"
+
+namespace ctorch {
+
+class Generator;
+class TensorIndex;
+
+/// A multi-dimensional array on a device. Copies share data (like a Python reference);
+/// use clone() for a deep copy. Methods mirror torch.Tensor.
+class Tensor {
+ public:
+  /// An undefined tensor (defined() is false).
+  Tensor() = default;
+  /// Wraps an impl.
+  explicit Tensor(IntrusivePtr<TensorImpl> impl) : impl_(std::move(impl)) {}
+
+  // ---- metadata -------------------------------------------------------------------------
+  /// False for a default-constructed Tensor.
+  bool defined() const { return static_cast<bool>(impl_); }
+  /// The impl (for library code).
+  TensorImpl* impl() const { return impl_.get(); }
+  /// Shared handle to the impl.
+  const IntrusivePtr<TensorImpl>& impl_ptr() const { return impl_; }
+  /// Sizes of every dimension.
+  IntArrayRef sizes() const { return impl_->sizes(); }
+  /// Strides of every dimension, in elements.
+  IntArrayRef strides() const { return impl_->strides(); }
+  /// Size of `dim` (negative counts from the end).
+  int64_t size(int64_t dim) const;
+  /// Stride of `dim` (negative counts from the end).
+  int64_t stride(int64_t dim) const;
+  /// Number of dimensions.
+  int64_t dim() const { return impl_->dim(); }
+  /// Same as dim().
+  int64_t ndimension() const { return impl_->dim(); }
+  /// Number of elements.
+  int64_t numel() const { return impl_->numel(); }
+  /// Element type.
+  ScalarType dtype() const { return impl_->dtype(); }
+  /// Same as dtype().
+  ScalarType scalar_type() const { return impl_->dtype(); }
+  /// Device holding the data.
+  Device device() const { return impl_->device(); }
+  /// Device index, -1 for cpu tensors (Tensor.get_device()).
+  int64_t get_device() const { return device().is_cpu() ? -1 : device().index(); }
+  /// Offset of element 0 in the storage, in elements.
+  int64_t storage_offset() const { return impl_->storage_offset(); }
+  /// Bytes per element.
+  int64_t element_size() const { return ctorch::element_size(dtype()); }
+  /// numel() * element_size().
+  int64_t nbytes() const { return numel() * element_size(); }
+  /// True when elements are laid out row-major without gaps.
+  bool is_contiguous() const { return impl_->is_contiguous(); }
+  /// True for tensors on a cuda device (real or emulated).
+  bool is_cuda() const { return device().is_cuda(); }
+  /// True for cpu tensors.
+  bool is_cpu() const { return device().is_cpu(); }
+  /// True for floating dtypes.
+  bool is_floating_point() const { return ctorch::is_floating_point(dtype()); }
+  /// True for cpu tensors in page-locked memory.
+  bool is_pinned() const;
+  /// dtype, device and requires_grad of this tensor.
+  TensorOptions options() const { return TensorOptions().dtype(dtype()).device(device()); }
+  /// True when gradients are tracked for this tensor.
+  bool requires_grad() const { return impl_->requires_grad(); }
+  /// Sets requires_grad (only floating tensors may require grad). Returns *this.
+  Tensor& requires_grad_(bool value = true);
+  /// Same as requires_grad_(value).
+  Tensor& set_requires_grad(bool value) { return requires_grad_(value); }
+  /// True when both handles refer to the same impl.
+  bool is_same(const Tensor& o) const { return impl_ == o.impl_; }
+  /// Number of handles sharing the impl.
+  size_t use_count() const { return impl_.use_count(); }
+  /// In-place modification counter shared by views (Tensor._version).
+  uint32_t _version() const { return impl_->storage()->version(); }
+
+  // ---- data access ----------------------------------------------------------------------
+  /// Address of element 0. For cuda tensors this is a device address.
+  void* data_ptr() const { return impl_->data(); }
+  /// Typed address of element 0; checks that T matches dtype().
+  template <class T>
+  T* data_ptr() const;
+  /// The single value of a one-element tensor (copies from the device if needed).
+  Scalar item() const;
+  /// The single value converted to T.
+  template <class T>
+  T item() const {
+    return item().to<T>();
+  }
+  /// All elements, row-major, converted to T (copies from the device if needed).
+  template <class T>
+  std::vector<T> to_vector() const;
+
+  // ---- conversion and copy ----------------------------------------------------------------
+  /// Returns *this when dtype already matches and copy is false; else a converted copy.
+  Tensor to(ScalarType dtype, bool non_blocking = false, bool copy = false) const;
+  /// Moves to `device` (same rules: *this when nothing changes).
+  Tensor to(Device device, bool non_blocking = false, bool copy = false) const;
+  /// Moves to `device` and converts to `dtype`.
+  Tensor to(Device device, ScalarType dtype, bool non_blocking = false, bool copy = false) const;
+  /// Applies the set fields of `options`.
+  Tensor to(const TensorOptions& options, bool non_blocking = false, bool copy = false) const;
+  /// Matches `other`'s device and dtype.
+  Tensor to(const Tensor& other, bool non_blocking = false, bool copy = false) const;
+  /// to(kCPU).
+  Tensor cpu() const;
+  /// Copies `src` into this tensor (broadcasting, converting dtype, across devices).
+  Tensor& copy_(const Tensor& src, bool non_blocking = false);
+  /// A new tensor with the same values (same dtype, device and strides where dense).
+  Tensor clone() const;
+  /// *this when contiguous, else a contiguous copy.
+  Tensor contiguous() const;
+  /// A tensor sharing storage but not autograd history.
+  Tensor detach() const;
+  /// Fills every element with `value`.
+  Tensor& fill_(const Scalar& value);
+  /// Fills with the value of a 0-dim tensor.
+  Tensor& fill_(const Tensor& value);
+  /// Fills with zeros.
+  Tensor& zero_();
+
+  // ---- factories that keep this tensor's dtype and device ---------------------------------
+  /// Uninitialized tensor of `size`, this dtype and device unless overridden.
+  Tensor new_empty(IntArrayRef size, TensorOptions options = {}) const;
+  /// Zeros, this dtype and device unless overridden.
+  Tensor new_zeros(IntArrayRef size, TensorOptions options = {}) const;
+  /// Ones, this dtype and device unless overridden.
+  Tensor new_ones(IntArrayRef size, TensorOptions options = {}) const;
+  /// Filled with `value`, this dtype and device unless overridden.
+  Tensor new_full(IntArrayRef size, const Scalar& value, TensorOptions options = {}) const;
+  /// A copy of `data` on this device with this dtype unless overridden.
+  Tensor new_tensor(const Tensor& data, TensorOptions options = {}) const;
+
+  // ---- views and shape ---------------------------------------------------------------------
+  /// A view with new sizes (one may be -1); fails when strides do not allow it.
+  Tensor view(IntArrayRef size) const;
+  /// A view if possible, else a copy.
+  Tensor reshape(IntArrayRef shape) const;
+  /// view(other.sizes()).
+  Tensor view_as(const Tensor& other) const;
+  /// reshape(other.sizes()).
+  Tensor reshape_as(const Tensor& other) const;
+  /// Reorders dimensions.
+  Tensor permute(IntArrayRef dims) const;
+  /// Swaps two dimensions.
+  Tensor transpose(int64_t dim0, int64_t dim1) const;
+  /// Transpose of a tensor with at most 2 dims.
+  Tensor t() const;
+  /// Removes all size-1 dims.
+  Tensor squeeze() const;
+  /// Removes `dim` if its size is 1.
+  Tensor squeeze(int64_t dim) const;
+  /// Inserts a size-1 dim at `dim`.
+  Tensor unsqueeze(int64_t dim) const;
+  /// Broadcasts to `size` without copying (-1 keeps a size).
+  Tensor expand(IntArrayRef size) const;
+  /// expand(other.sizes()).
+  Tensor expand_as(const Tensor& other) const;
+  /// Flattens dims start_dim..end_dim into one.
+  Tensor flatten(int64_t start_dim = 0, int64_t end_dim = -1) const;
+  /// Elements start..start+length of `dim`.
+  Tensor narrow(int64_t dim, int64_t start, int64_t length) const;
+  /// Elements start:end:step of `dim` (Python slicing rules, end clamps).
+  Tensor slice(int64_t dim = 0, std::optional<int64_t> start = std::nullopt,
+               std::optional<int64_t> end = std::nullopt, int64_t step = 1) const;
+  /// Removes `dim` by taking element `index`.
+  Tensor select(int64_t dim, int64_t index) const;
+  /// select(0, index).
+  Tensor operator[](int64_t index) const { return select(0, index); }
+  /// Integer, slice, None and Ellipsis indexing (Tensor.__getitem__).
+  Tensor index(std::initializer_list<TensorIndex> indices) const;
+  /// Assigns `value` to the indexed region (Tensor.__setitem__).
+  Tensor& index_put_(std::initializer_list<TensorIndex> indices, const Tensor& value);
+  /// Assigns a scalar to the indexed region.
+  Tensor& index_put_(std::initializer_list<TensorIndex> indices, const Scalar& value);
+  /// A view with explicit sizes, strides and offset.
+  Tensor as_strided(IntArrayRef size, IntArrayRef stride,
+                    std::optional<int64_t> storage_offset = std::nullopt) const;
+  /// Splits into `chunks` nearly equal pieces along `dim`.
+  std::vector<Tensor> chunk(int64_t chunks, int64_t dim = 0) const;
+  /// Pieces of `split_size` along `dim` (the last may be smaller).
+  std::vector<Tensor> split(int64_t split_size, int64_t dim = 0) const;
+  /// Pieces of the given sizes along `dim`.
+  std::vector<Tensor> split(IntArrayRef split_sizes, int64_t dim = 0) const;
+  /// Removes `dim`, returning every slice.
+  std::vector<Tensor> unbind(int64_t dim = 0) const;
+
+  // ---- elementwise --------------------------------------------------------------------------
+  Tensor add(const Tensor& other, const Scalar& alpha = 1) const;
+  Tensor add(const Scalar& other, const Scalar& alpha = 1) const;
+  Tensor& add_(const Tensor& other, const Scalar& alpha = 1);
+  Tensor& add_(const Scalar& other, const Scalar& alpha = 1);
+  Tensor sub(const Tensor& other, const Scalar& alpha = 1) const;
+  Tensor sub(const Scalar& other, const Scalar& alpha = 1) const;
+  Tensor& sub_(const Tensor& other, const Scalar& alpha = 1);
+  Tensor& sub_(const Scalar& other, const Scalar& alpha = 1);
+  Tensor mul(const Tensor& other) const;
+  Tensor mul(const Scalar& other) const;
+  Tensor& mul_(const Tensor& other);
+  Tensor& mul_(const Scalar& other);
+  /// rounding_mode: none (true division), "trunc" or "floor".
+  Tensor div(const Tensor& other, std::optional<std::string> rounding_mode = std::nullopt) const;
+  Tensor div(const Scalar& other, std::optional<std::string> rounding_mode = std::nullopt) const;
+  Tensor& div_(const Tensor& other, std::optional<std::string> rounding_mode = std::nullopt);
+  Tensor& div_(const Scalar& other, std::optional<std::string> rounding_mode = std::nullopt);
+  /// Python-style modulus (sign of the divisor).
+  Tensor remainder(const Tensor& other) const;
+  Tensor remainder(const Scalar& other) const;
+  Tensor& remainder_(const Tensor& other);
+  Tensor& remainder_(const Scalar& other);
+  Tensor pow(const Tensor& exponent) const;
+  Tensor pow(const Scalar& exponent) const;
+  Tensor& pow_(const Tensor& exponent);
+  Tensor& pow_(const Scalar& exponent);
+  Tensor maximum(const Tensor& other) const;
+  Tensor minimum(const Tensor& other) const;
+  Tensor eq(const Tensor& other) const;
+  Tensor eq(const Scalar& other) const;
+  Tensor ne(const Tensor& other) const;
+  Tensor ne(const Scalar& other) const;
+  Tensor lt(const Tensor& other) const;
+  Tensor lt(const Scalar& other) const;
+  Tensor le(const Tensor& other) const;
+  Tensor le(const Scalar& other) const;
+  Tensor gt(const Tensor& other) const;
+  Tensor gt(const Scalar& other) const;
+  Tensor ge(const Tensor& other) const;
+  Tensor ge(const Scalar& other) const;
+  Tensor logical_and(const Tensor& other) const;
+  Tensor logical_or(const Tensor& other) const;
+  Tensor logical_xor(const Tensor& other) const;
+  Tensor logical_not() const;
+  /// Elements clamped to [min, max]; either bound may be absent (not both).
+  Tensor clamp(std::optional<Scalar> min, std::optional<Scalar> max = std::nullopt) const;
+  Tensor& clamp_(std::optional<Scalar> min, std::optional<Scalar> max = std::nullopt);
+  Tensor clamp_min(const Scalar& min) const;
+  Tensor clamp_max(const Scalar& max) const;
+  Tensor neg() const;
+  Tensor& neg_();
+  Tensor abs() const;
+  Tensor& abs_();
+  Tensor exp() const;
+  Tensor& exp_();
+  Tensor log() const;
+  Tensor& log_();
+  Tensor sqrt() const;
+  Tensor& sqrt_();
+  Tensor rsqrt() const;
+  Tensor& rsqrt_();
+  Tensor sin() const;
+  Tensor& sin_();
+  Tensor cos() const;
+  Tensor& cos_();
+  Tensor tanh() const;
+  Tensor& tanh_();
+  Tensor sigmoid() const;
+  Tensor& sigmoid_();
+  Tensor relu() const;
+  Tensor& relu_();
+  Tensor floor() const;
+  Tensor& floor_();
+  Tensor ceil() const;
+  Tensor& ceil_();
+  /// Rounds half to even, as torch.round.
+  Tensor round() const;
+  Tensor& round_();
+  Tensor sign() const;
+  Tensor& sign_();
+
+  // ---- reductions ---------------------------------------------------------------------------
+  /// Sum of all elements (ints and bool accumulate as int64).
+  Tensor sum(std::optional<ScalarType> dtype = std::nullopt) const;
+  /// Sum over `dim`.
+  Tensor sum(IntArrayRef dim, bool keepdim = false, std::optional<ScalarType> dtype = std::nullopt) const;
+  Tensor mean(std::optional<ScalarType> dtype = std::nullopt) const;
+  Tensor mean(IntArrayRef dim, bool keepdim = false, std::optional<ScalarType> dtype = std::nullopt) const;
+  Tensor prod(std::optional<ScalarType> dtype = std::nullopt) const;
+  Tensor prod(int64_t dim, bool keepdim = false, std::optional<ScalarType> dtype = std::nullopt) const;
+  /// Largest element.
+  Tensor max() const;
+  /// Largest values along `dim` and their indices.
+  std::tuple<Tensor, Tensor> max(int64_t dim, bool keepdim = false) const;
+  Tensor min() const;
+  std::tuple<Tensor, Tensor> min(int64_t dim, bool keepdim = false) const;
+  /// Index of the largest element (of the flattened tensor when dim is absent).
+  Tensor argmax(std::optional<int64_t> dim = std::nullopt, bool keepdim = false) const;
+  Tensor argmin(std::optional<int64_t> dim = std::nullopt, bool keepdim = false) const;
+  Tensor all() const;
+  Tensor all(int64_t dim, bool keepdim = false) const;
+  Tensor any() const;
+  Tensor any(int64_t dim, bool keepdim = false) const;
+  /// p-norm of all elements (p = 2: Frobenius).
+  Tensor norm(const Scalar& p = 2) const;
+  Tensor norm(const Scalar& p, IntArrayRef dim, bool keepdim = false) const;
+  /// Variance; `correction` 1 is Bessel's correction (unbiased).
+  Tensor var(std::optional<IntArrayRef> dim = std::nullopt, int64_t correction = 1, bool keepdim = false) const;
+  Tensor std(std::optional<IntArrayRef> dim = std::nullopt, int64_t correction = 1, bool keepdim = false) const;
+  Tensor softmax(int64_t dim, std::optional<ScalarType> dtype = std::nullopt) const;
+  Tensor log_softmax(int64_t dim, std::optional<ScalarType> dtype = std::nullopt) const;
+
+  // ---- linear algebra -----------------------------------------------------------------------
+  Tensor matmul(const Tensor& other) const;
+  Tensor mm(const Tensor& mat2) const;
+  Tensor bmm(const Tensor& mat2) const;
+  /// beta * self + alpha * (mat1 @ mat2).
+  Tensor addmm(const Tensor& mat1, const Tensor& mat2, const Scalar& beta = 1, const Scalar& alpha = 1) const;
+
+  // ---- comparison of whole tensors ------------------------------------------------------------
+  /// True when sizes and all elements are equal.
+  bool equal(const Tensor& other) const;
+  /// |self - other| <= atol + rtol * |other| everywhere.
+  bool allclose(const Tensor& other, double rtol = 1e-05, double atol = 1e-08, bool equal_nan = false) const;
+
+  // ---- random, in place -----------------------------------------------------------------------
+  Tensor& uniform_(double from = 0, double to = 1, std::optional<Generator> generator = std::nullopt);
+  Tensor& normal_(double mean = 0, double std = 1, std::optional<Generator> generator = std::nullopt);
+  /// Draws integers in [from, to) (to absent: the dtype's range).
+  Tensor& random_(int64_t from, std::optional<int64_t> to, std::optional<Generator> generator = std::nullopt);
+  /// 1 with probability p.
+  Tensor& bernoulli_(double p = 0.5, std::optional<Generator> generator = std::nullopt);
+
+  // ---- printing -------------------------------------------------------------------------------
+  /// PyTorch's repr: "tensor([1., 2.])".
+  std::string repr() const;
+  /// libtorch's `std::cout << tensor` format (values then "[ CPUFloatType{2} ]").
+  std::string cpp_repr() const;
+  /// "torch.FloatTensor" / "torch.cuda.FloatTensor" (Tensor.type()).
+  std::string type_string() const;
+
+  // ---- operators ------------------------------------------------------------------------------
+  Tensor operator-() const { return neg(); }
+  Tensor& operator+=(const Tensor& o) { return add_(o); }
+  Tensor& operator+=(const Scalar& o) { return add_(o); }
+  Tensor& operator-=(const Tensor& o) { return sub_(o); }
+  Tensor& operator-=(const Scalar& o) { return sub_(o); }
+  Tensor& operator*=(const Tensor& o) { return mul_(o); }
+  Tensor& operator*=(const Scalar& o) { return mul_(o); }
+  Tensor& operator/=(const Tensor& o) { return div_(o); }
+  Tensor& operator/=(const Scalar& o) { return div_(o); }
+
+ private:
+  IntrusivePtr<TensorImpl> impl_;
+};
+
+inline Tensor operator+(const Tensor& a, const Tensor& b) { return a.add(b); }
+inline Tensor operator+(const Tensor& a, const Scalar& b) { return a.add(b); }
+Tensor operator+(const Scalar& a, const Tensor& b);
+inline Tensor operator-(const Tensor& a, const Tensor& b) { return a.sub(b); }
+inline Tensor operator-(const Tensor& a, const Scalar& b) { return a.sub(b); }
+Tensor operator-(const Scalar& a, const Tensor& b);
+inline Tensor operator*(const Tensor& a, const Tensor& b) { return a.mul(b); }
+inline Tensor operator*(const Tensor& a, const Scalar& b) { return a.mul(b); }
+Tensor operator*(const Scalar& a, const Tensor& b);
+inline Tensor operator/(const Tensor& a, const Tensor& b) { return a.div(b); }
+inline Tensor operator/(const Tensor& a, const Scalar& b) { return a.div(b); }
+Tensor operator/(const Scalar& a, const Tensor& b);
+inline Tensor operator==(const Tensor& a, const Tensor& b) { return a.eq(b); }
+inline Tensor operator==(const Tensor& a, const Scalar& b) { return a.eq(b); }
+inline Tensor operator!=(const Tensor& a, const Tensor& b) { return a.ne(b); }
+inline Tensor operator!=(const Tensor& a, const Scalar& b) { return a.ne(b); }
+inline Tensor operator<(const Tensor& a, const Tensor& b) { return a.lt(b); }
+inline Tensor operator<(const Tensor& a, const Scalar& b) { return a.lt(b); }
+inline Tensor operator<=(const Tensor& a, const Tensor& b) { return a.le(b); }
+inline Tensor operator<=(const Tensor& a, const Scalar& b) { return a.le(b); }
+inline Tensor operator>(const Tensor& a, const Tensor& b) { return a.gt(b); }
+inline Tensor operator>(const Tensor& a, const Scalar& b) { return a.gt(b); }
+inline Tensor operator>=(const Tensor& a, const Tensor& b) { return a.ge(b); }
+inline Tensor operator>=(const Tensor& a, const Scalar& b) { return a.ge(b); }
+inline Tensor operator&&(const Tensor& a, const Tensor& b) { return a.logical_and(b); }
+inline Tensor operator||(const Tensor& a, const Tensor& b) { return a.logical_or(b); }
+inline Tensor operator!(const Tensor& a) { return a.logical_not(); }
+
+/// Prints repr() (PyTorch's Python format).
+std::ostream& operator<<(std::ostream& os, const Tensor& t);
+
+template <class T>
+T* Tensor::data_ptr() const {
+  CTORCH_CHECK_TYPE(dtype() == scalar_type_of<T>, "expected scalar type ",
+                    scalar_type_cpp_name(scalar_type_of<T>), " but found ",
+                    scalar_type_cpp_name(dtype()));
+  return static_cast<T*>(impl_->data());
+}
+
+}  // namespace ctorch

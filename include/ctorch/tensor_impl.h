@@ -1,0 +1,67 @@
+// TensorImpl: sizes, strides, offset and dtype over a Storage. Users hold it through Tensor.
+#pragma once
+
+#include <memory>
+
+#include "ctorch/array_ref.h"
+#include "ctorch/dtype.h"
+#include "ctorch/storage.h"
+
+namespace ctorch {
+
+namespace autograd {
+struct AutogradMeta;  // reverse-mode autograd state; defined by the autograd layer
+}
+
+/// Metadata of one tensor view. Views share the Storage (and its version counter).
+class TensorImpl : public RefCounted {
+ public:
+  /// A view of `storage` with the given geometry.
+  TensorImpl(Storage storage, ScalarType dtype, IntArrayRef sizes, IntArrayRef strides,
+             int64_t storage_offset);
+  /// A contiguous tensor of `sizes` over `storage`, offset 0.
+  TensorImpl(Storage storage, ScalarType dtype, IntArrayRef sizes);
+  ~TensorImpl() override;
+
+  IntArrayRef sizes() const { return sizes_; }
+  IntArrayRef strides() const { return strides_; }
+  int64_t dim() const { return static_cast<int64_t>(sizes_.size()); }
+  int64_t numel() const { return numel_; }
+  int64_t storage_offset() const { return storage_offset_; }
+  ScalarType dtype() const { return dtype_; }
+  Device device() const { return storage_->device(); }
+  bool is_contiguous() const { return is_contiguous_; }
+  const Storage& storage() const { return storage_; }
+  /// Address of element 0 of this view.
+  void* data() const {
+    return static_cast<char*>(storage_->data()) + storage_offset_ * element_size(dtype_);
+  }
+
+  /// Replaces geometry (used by in-place view ops such as squeeze_ / t_).
+  void set_geometry(IntArrayRef sizes, IntArrayRef strides, int64_t storage_offset);
+
+  bool requires_grad() const { return requires_grad_; }
+  void set_requires_grad(bool v) { requires_grad_ = v; }
+  /// Autograd state; null until the autograd layer attaches one.
+  autograd::AutogradMeta* autograd_meta() const { return autograd_meta_.get(); }
+  /// Attaches autograd state (owned by the tensor).
+  void set_autograd_meta(std::shared_ptr<autograd::AutogradMeta> meta) { autograd_meta_ = std::move(meta); }
+
+ private:
+  void refresh();
+
+  Storage storage_;
+  DimVector sizes_;
+  DimVector strides_;
+  int64_t storage_offset_ = 0;
+  int64_t numel_ = 1;
+  ScalarType dtype_;
+  bool is_contiguous_ = true;
+  bool requires_grad_ = false;
+  std::shared_ptr<autograd::AutogradMeta> autograd_meta_;
+};
+
+/// Row-major (C-contiguous) strides for `sizes`.
+DimVector contiguous_strides(IntArrayRef sizes);
+
+}  // namespace ctorch

@@ -1,0 +1,60 @@
+// TensorOptions: dtype, device, requires_grad and pinned_memory for factories (libtorch style).
+#pragma once
+
+#include <optional>
+
+#include "ctorch/device.h"
+#include "ctorch/dtype.h"
+
+namespace ctorch {
+
+/// Options for creating a tensor; unset fields take the defaults (default dtype, cpu).
+class TensorOptions {
+ public:
+  TensorOptions() = default;
+  /// Options with this dtype.
+  TensorOptions(ScalarType dtype) : dtype_(dtype) {}  // NOLINT
+  /// Options on this device.
+  TensorOptions(Device device) : device_(device) {}  // NOLINT
+  /// Options on the device named by `device` ("cuda:1").
+  TensorOptions(const char* device) : device_(Device(device)) {}  // NOLINT
+
+  /// Copy with dtype set.
+  TensorOptions dtype(ScalarType t) const { auto o = *this; o.dtype_ = t; return o; }
+  /// Copy with dtype set or cleared.
+  TensorOptions dtype(std::optional<ScalarType> t) const { auto o = *this; o.dtype_ = t; return o; }
+  /// Copy with device set.
+  TensorOptions device(Device d) const { auto o = *this; o.device_ = d; return o; }
+  /// Copy with device set or cleared.
+  TensorOptions device(std::optional<Device> d) const { auto o = *this; o.device_ = d; return o; }
+  /// Copy with requires_grad set.
+  TensorOptions requires_grad(bool v) const { auto o = *this; o.requires_grad_ = v; return o; }
+  /// Copy with pinned_memory set (cpu tensors in page-locked memory).
+  TensorOptions pinned_memory(bool v) const { auto o = *this; o.pinned_memory_ = v; return o; }
+
+  /// The dtype, or the default dtype when unset.
+  ScalarType dtype() const { return dtype_.value_or(get_default_dtype()); }
+  /// The device, or cpu when unset.
+  Device device() const { return device_.value_or(Device(DeviceType::CPU)); }
+  bool requires_grad() const { return requires_grad_; }
+  bool pinned_memory() const { return pinned_memory_; }
+  bool has_dtype() const { return dtype_.has_value(); }
+  bool has_device() const { return device_.has_value(); }
+  std::optional<ScalarType> dtype_opt() const { return dtype_; }
+  std::optional<Device> device_opt() const { return device_; }
+
+ private:
+  std::optional<ScalarType> dtype_;
+  std::optional<Device> device_;
+  bool requires_grad_ = false;
+  bool pinned_memory_ = false;
+};
+
+/// TensorOptions().dtype(t).
+inline TensorOptions dtype(ScalarType t) { return TensorOptions().dtype(t); }
+/// TensorOptions().device(d).
+inline TensorOptions device(Device d) { return TensorOptions().device(d); }
+/// TensorOptions().requires_grad(v).
+inline TensorOptions requires_grad(bool v = true) { return TensorOptions().requires_grad(v); }
+
+}  // namespace ctorch
