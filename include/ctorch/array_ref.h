@@ -37,7 +37,11 @@ class IntArrayRef {
   std::vector<int64_t> vec() const { return std::vector<int64_t>(begin(), end()); }
   /// Element-wise equality.
   bool operator==(IntArrayRef o) const {
-    return size_ == o.size_ && (size_ == 0 || std::memcmp(data_, o.data_, size_ * 8) == 0);
+    if (size_ != o.size_) return false;
+    for (size_t i = 0; i < size_; ++i) {
+      if (data_[i] != o.data_[i]) return false;
+    }
+    return true;
   }
   bool operator!=(IntArrayRef o) const { return !(*this == o); }
 
