@@ -316,3 +316,18 @@ TEST(PrintCpp, NonContiguousAndTypes) {
   EXPECT_EQ(tensor(7, dtype(kInt8)).cpp_repr(), "7\n[ CPUCharType{} ]");
   EXPECT_EQ(empty({2, 0, 3}, dtype(kHalf)).cpp_repr(), "[ CPUHalfType{2,0,3} ]");
 }
+
+TEST(PrintCpp, ScaledMatrixIndentsLaterRows) {
+  EXPECT_EQ(tensor({{0.001, 0.002}, {0.003, 0.004}}).cpp_repr(),
+            "0.001 *\n"
+            " 1.0000  2.0000\n"
+            "  3.0000  4.0000\n"
+            "[ CPUFloatType{2,2} ]");
+}
+
+TEST(PrintCpp, ScientificColumn) {
+  EXPECT_EQ(tensor({1e-5, 1.0}).cpp_repr(),
+            " 1.0000e-05\n"
+            " 1.0000e+00\n"
+            "[ CPUFloatType{2} ]");
+}
