@@ -10,6 +10,7 @@
 #include "ctorch/indexing.h"
 #include "ctorch/ops.h"
 #include "ctorch/parallel.h"
+#include "ctorch/print_options.h"
 #include "ctorch/random.h"
 #include "ctorch/scalar.h"
 #include "ctorch/stream.h"
