@@ -44,6 +44,16 @@ struct KernelTable {
   void (*where)(ScalarType dtype, const kernels::ElementwisePlan& plan, char* const* data, Stream stream);
 };
 
+}  // namespace ctorch::ops
+
+namespace ctorch::impl {
+class DeviceRuntime;
+}
+
+namespace ctorch::ops {
+
+/// Associates `table` with `runtime`: ops on that runtime's devices use it (backends call this).
+void register_kernels(const impl::DeviceRuntime* runtime, const KernelTable* table);
 /// The kernels for `device`'s backend (throws DeviceError when none is available).
 const KernelTable& kernels_for(Device device);
 /// The cpu backend's kernels.
