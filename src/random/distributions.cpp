@@ -324,21 +324,40 @@ void normal_fill_16_double(double* d, double mean, double std) {
   }
 }
 
-// normal_fill_16<Half/BFloat16>: PyTorch 1.13 runs it on the 16-bit type itself, rounding every
-// intermediate stored in a scalar_t variable and computing each expression in float.
-template <class T>
-void normal_fill_16_low_precision(T* d, T mean, T std) {
+// normal_fill_16<Half>: PyTorch 1.13 runs it on c10::Half itself. Each Half variable rounds;
+// std::log/cos/sin take the float overloads and Half * float is float, so the last step fuses.
+void normal_fill_16_half(Half* d, Half mean, Half std) {
   for (int j = 0; j < 8; ++j) {
-    const T u1 = T(1.0f - static_cast<float>(d[j]));
-    const T u2 = d[j + 8];
+    const Half u1 = Half(1.0f - static_cast<float>(d[j]));
+    const Half u2 = d[j + 8];
     const float log_u1 = std::log(static_cast<float>(u1));
-    const T radius = T(std::sqrt(-2.0f * log_u1));
-    const double theta_d = kTwoPi * static_cast<double>(static_cast<float>(u2));
-    const T theta = T(static_cast<float>(theta_d));
+    const Half radius = Half(std::sqrt(-2.0f * log_u1));
+    const Half theta = Half(static_cast<float>(kTwoPi * static_cast<double>(static_cast<float>(u2))));
     const float n1 = static_cast<float>(radius) * std::cos(static_cast<float>(theta));
     const float n2 = static_cast<float>(radius) * std::sin(static_cast<float>(theta));
-    d[j] = T(std::fma(n1, static_cast<float>(std), static_cast<float>(mean)));
-    d[j + 8] = T(std::fma(n2, static_cast<float>(std), static_cast<float>(mean)));
+    d[j] = Half(std::fma(n1, static_cast<float>(std), static_cast<float>(mean)));
+    d[j + 8] = Half(std::fma(n2, static_cast<float>(std), static_cast<float>(mean)));
+  }
+}
+
+// normal_fill_16<BFloat16>: c10's BFloat16-math.h gives std::log/sqrt/cos/sin BFloat16 overloads
+// and BFloat16 * BFloat16 is BFloat16, so every step rounds to bfloat16 and nothing fuses.
+void normal_fill_16_bfloat16(BFloat16* d, BFloat16 mean, BFloat16 std) {
+  using B = BFloat16;
+  const auto f = [](B v) { return static_cast<float>(v); };
+  for (int j = 0; j < 8; ++j) {
+    const B u1 = B(1.0f - f(d[j]));
+    const B u2 = d[j + 8];
+    const B log_u1 = B(std::log(f(u1)));
+    const B minus_two_log = B(-2.0f * f(log_u1));
+    const B radius = B(std::sqrt(f(minus_two_log)));
+    const B theta = B(static_cast<float>(kTwoPi * static_cast<double>(f(u2))));
+    const B cos_t = B(std::cos(f(theta)));
+    const B sin_t = B(std::sin(f(theta)));
+    const B n1 = B(f(radius) * f(cos_t));
+    const B n2 = B(f(radius) * f(sin_t));
+    d[j] = B(f(B(f(n1) * f(std))) + f(mean));
+    d[j + 8] = B(f(B(f(n2) * f(std))) + f(mean));
   }
 }
 
@@ -540,7 +559,7 @@ void normal_fill(CPUGeneratorImpl& gen, ScalarType dtype, void* out, int64_t n, 
         const Half s(static_cast<float>(std));
         normal_fill_blocks(
             static_cast<Half*>(out), n, [&] { return Half(uniform_low_precision01<Half>(gen)); },
-            [&](Half* d) { normal_fill_16_low_precision(d, m, s); });
+            [&](Half* d) { normal_fill_16_half(d, m, s); });
         return;
       }
       default: {
@@ -549,7 +568,7 @@ void normal_fill(CPUGeneratorImpl& gen, ScalarType dtype, void* out, int64_t n, 
         normal_fill_blocks(
             static_cast<BFloat16*>(out), n,
             [&] { return BFloat16(uniform_low_precision01<BFloat16>(gen)); },
-            [&](BFloat16* d) { normal_fill_16_low_precision(d, m, s); });
+            [&](BFloat16* d) { normal_fill_16_bfloat16(d, m, s); });
         return;
       }
     }
