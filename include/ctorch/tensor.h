@@ -8,13 +8,13 @@
 #include <vector>
 
 #include "ctorch/error.h"
+#include "ctorch/generator.h"
 #include "ctorch/scalar.h"
 #include "ctorch/tensor_impl.h"
 #include "ctorch/tensor_options.h"
 
 namespace ctorch {
 
-class Generator;
 class TensorIndex;
 
 /// A multi-dimensional array on a device. Copies share data (like a Python reference);

@@ -1,0 +1,45 @@
+// Shared machinery of elementwise ops: device checks, type promotion, broadcasting, plans,
+// and the generic unary/binary entry points that every elementwise op goes through.
+#pragma once
+
+#include <initializer_list>
+
+#include "ctorch/tensor.h"
+#include "kernels/elementwise_plan.h"
+#include "kernels/functors.h"
+#include "ops/kernel_table.h"
+
+namespace ctorch::ops {
+
+/// Wraps a dim index into [0, ndim) (PyTorch's maybe_wrap_dim); throws IndexError when out of range.
+int64_t wrap_dim(int64_t dim, int64_t ndim);
+/// The device all `tensors` share; throws PyTorch's "Expected all tensors to be on the same device".
+Device common_device(std::initializer_list<const Tensor*> tensors);
+/// Plan for writing `out` from `inputs`, each broadcast to out's shape.
+kernels::ElementwisePlan make_plan(const Tensor& out, std::initializer_list<const Tensor*> inputs);
+/// Data pointers in plan order (out first).
+void plan_data(char** data, const Tensor& out, std::initializer_list<const Tensor*> inputs);
+
+/// out-of-place a op b in the promoted dtype.
+Tensor binary_op(kernels::BinaryOp op, const Tensor& a, const Tensor& b, const OpArgs& args = {});
+/// out-of-place with one scalar operand on `side`.
+Tensor binary_op(kernels::BinaryOp op, const Tensor& t, const Scalar& s, ScalarOperand side,
+                 const OpArgs& args = {});
+/// self = self op b (checks shape and castability, bumps the version).
+Tensor& binary_op_(kernels::BinaryOp op, Tensor& self, const Tensor& b, const OpArgs& args = {});
+/// self = self op s.
+Tensor& binary_op_(kernels::BinaryOp op, Tensor& self, const Scalar& s, const OpArgs& args = {});
+/// out-of-place unary op; `to_float` promotes integer inputs to the default dtype (exp, sin, ...).
+Tensor unary_op(kernels::UnaryOp op, const Tensor& t, bool to_float, const OpArgs& args = {});
+/// in-place unary op.
+Tensor& unary_op_(kernels::UnaryOp op, Tensor& t, bool to_float, const OpArgs& args = {});
+
+/// True when any element is non-zero (host-side check used for argument validation).
+bool has_nonzero(const Tensor& t);
+
+/// Name of a binary op as PyTorch spells it in messages ("add", "div", ...).
+const char* op_name(kernels::BinaryOp op);
+/// Name of a unary op ("exp", ...).
+const char* op_name(kernels::UnaryOp op);
+
+}  // namespace ctorch::ops

@@ -1,0 +1,52 @@
+// KernelTable: what each backend provides to the op layer, one entry per op family.
+// The op layer validates arguments and builds plans; a backend only runs them on a stream.
+// Every slot is required; a backend fills all of them (cpu, emulated, cuda).
+#pragma once
+
+#include <cstdint>
+
+#include "ctorch/device.h"
+#include "ctorch/dtype.h"
+#include "ctorch/scalar.h"
+#include "ctorch/stream.h"
+#include "kernels/elementwise_plan.h"
+#include "kernels/functors.h"
+
+namespace ctorch::ops {
+
+/// Which operand of a binary op is a host scalar instead of a tensor.
+enum class ScalarOperand : int8_t { None, Lhs, Rhs };
+
+/// Extra values an op passes to its kernel (alpha, clamp bounds, the scalar operand).
+struct OpArgs {
+  Scalar alpha = 1;     // Add/Sub scale
+  Scalar scalar = 0;    // the scalar operand of a binary op with ScalarOperand != None
+  Scalar lo = 0;        // Clamp lower bound
+  Scalar hi = 0;        // Clamp upper bound
+};
+
+/// Kernels of one backend. `data[0]` is the output; plans are built by ops/elementwise.
+struct KernelTable {
+  /// data[0] = op(data[1]) in `dtype` (input and output have the same dtype).
+  void (*unary)(kernels::UnaryOp op, ScalarType dtype, const kernels::ElementwisePlan& plan,
+                char* const* data, const OpArgs& args, Stream stream);
+  /// data[0] = op(data[1], data[2]) computed in `dtype`; output is bool for compare/logical ops.
+  /// With a scalar operand, the tensor operand is data[1] and the scalar is args.scalar.
+  void (*binary)(kernels::BinaryOp op, ScalarType dtype, ScalarOperand scalar_side,
+                 const kernels::ElementwisePlan& plan, char* const* data, const OpArgs& args, Stream stream);
+  /// data[0] (dtype dst) = data[1] (dtype src), converting values.
+  void (*cast_copy)(ScalarType dst, ScalarType src, const kernels::ElementwisePlan& plan, char* const* data,
+                    Stream stream);
+  /// data[0] = value.
+  void (*fill)(ScalarType dtype, const kernels::ElementwisePlan& plan, char* const* data, const Scalar& value,
+               Stream stream);
+  /// data[0] = data[1] (bool) ? data[2] : data[3], all but the condition in `dtype`.
+  void (*where)(ScalarType dtype, const kernels::ElementwisePlan& plan, char* const* data, Stream stream);
+};
+
+/// The kernels for `device`'s backend (throws DeviceError when none is available).
+const KernelTable& kernels_for(Device device);
+/// The cpu backend's kernels.
+const KernelTable& cpu_kernels();
+
+}  // namespace ctorch::ops

@@ -1,0 +1,125 @@
+// DeviceRuntime: the one seam where backends (cpu, emulated cuda, real cuda) differ on the host.
+//
+// Every method is pure and has a one-line contract. Optional features (graph capture, IPC, peer
+// access) are separate interfaces advertised in RuntimeCapabilities, never methods that throw
+// "not supported". Kernel launch is not here: launchers are templates per backend.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+#include "ctorch/device.h"
+#include "ctorch/stream.h"
+
+namespace ctorch::impl {
+
+/// Opaque event handle owned by a runtime.
+using EventHandle = void*;
+
+/// Event creation flags (as cudaEventCreateWithFlags).
+struct EventFlags {
+  bool enable_timing = false;
+  bool blocking = false;
+  bool interprocess = false;
+};
+
+/// What a runtime can do beyond the required methods.
+struct RuntimeCapabilities {
+  bool async_streams = false;   // work on streams runs asynchronously to the host
+  bool peer_access = false;     // devices may read each other's memory
+  bool graph_capture = false;   // supports CUDA-graph capture
+  bool pinned_memory = false;   // page-locked host memory is available
+};
+
+/// Properties of one device (the fields torch.cuda.get_device_properties exposes).
+struct DeviceProperties {
+  std::string name;
+  int major = 0;
+  int minor = 0;
+  size_t total_memory = 0;
+  int multi_processor_count = 0;
+  int max_threads_per_multi_processor = 0;
+  int warp_size = 32;
+  size_t l2_cache_size = 0;
+  bool is_integrated = false;
+  bool is_multi_gpu_board = false;
+  std::string uuid;
+  int pci_bus_id = 0;
+  int pci_device_id = 0;
+  int pci_domain_id = 0;
+};
+
+/// The host-side interface of one device type.
+class DeviceRuntime {
+ public:
+  virtual ~DeviceRuntime() = default;
+
+  // identity
+  /// The device type this runtime serves.
+  virtual DeviceType type() const noexcept = 0;
+  /// Number of usable devices; never throws, 0 when the backend cannot run.
+  virtual int device_count() const noexcept = 0;
+  /// Properties of `index`; throws for an invalid index.
+  virtual DeviceProperties properties(DeviceIndex index) const = 0;
+  /// Capabilities as data.
+  virtual RuntimeCapabilities capabilities() const noexcept = 0;
+
+  // current device (thread-local)
+  /// The calling thread's current device index.
+  virtual DeviceIndex current_device() const = 0;
+  /// Makes `index` current for the calling thread; throws for an invalid index.
+  virtual void set_current_device(DeviceIndex index) = 0;
+
+  // streams
+  /// A stream from the device's pool (round-robin) with `priority` (lower is higher priority).
+  virtual Stream create_stream(DeviceIndex index, int priority) = 0;
+  /// True when all work queued on `s` has finished; rethrows a sticky error.
+  virtual bool query_stream(Stream s) = 0;
+  /// Blocks until all work queued on `s` has finished; rethrows a sticky error.
+  virtual void synchronize_stream(Stream s) = 0;
+  /// Blocks until all work on every stream of the device has finished.
+  virtual void synchronize_device(DeviceIndex index) = 0;
+
+  // events
+  /// A new event on `index`.
+  virtual EventHandle create_event(DeviceIndex index, EventFlags flags) = 0;
+  /// Destroys an event; must not throw.
+  virtual void destroy_event(EventHandle e) noexcept = 0;
+  /// Captures the work queued on `s` so far.
+  virtual void record_event(EventHandle e, Stream s) = 0;
+  /// Makes future work on `s` wait for `e` (device-side; the host does not block).
+  virtual void wait_event(Stream s, EventHandle e) = 0;
+  /// True when the captured work has finished (or the event was never recorded).
+  virtual bool query_event(EventHandle e) = 0;
+  /// Blocks until the captured work has finished.
+  virtual void synchronize_event(EventHandle e) = 0;
+  /// Milliseconds between two completed timing events.
+  virtual float elapsed_ms(EventHandle start, EventHandle end) = 0;
+
+  // memory (uncached; caching is the allocator layer's job)
+  /// `bytes` of device memory; throws OutOfMemoryError when the device has no room.
+  virtual void* raw_allocate(DeviceIndex index, size_t bytes) = 0;
+  /// Returns memory from raw_allocate; must not throw.
+  virtual void raw_free(DeviceIndex index, void* ptr) noexcept = 0;
+  /// Copies `bytes` on stream `s`; either side may be host memory (index -1).
+  virtual void copy_async(void* dst, DeviceIndex dst_index, const void* src, DeviceIndex src_index,
+                          size_t bytes, Stream s) = 0;
+  /// Sets `bytes` bytes at `dst` to `value` on stream `s`.
+  virtual void memset_async(void* dst, int value, size_t bytes, Stream s) = 0;
+  /// `bytes` of page-locked host memory.
+  virtual void* pinned_allocate(size_t bytes) = 0;
+  /// Returns memory from pinned_allocate; must not throw.
+  virtual void pinned_free(void* ptr) noexcept = 0;
+  /// Free and total bytes of device `index` (cudaMemGetInfo).
+  virtual void memory_info(DeviceIndex index, size_t* free_bytes, size_t* total_bytes) = 0;
+};
+
+/// The runtime registered for `type`, or null when none is (cuda not built or not enabled).
+DeviceRuntime* runtime_for(DeviceType type) noexcept;
+/// Registers (or with null, removes) the runtime for its type. Used by backends and tests.
+void register_runtime(DeviceType type, DeviceRuntime* runtime) noexcept;
+/// The runtime for `type`; throws DeviceError naming the reason when there is none.
+DeviceRuntime& require_runtime(DeviceType type);
+
+}  // namespace ctorch::impl
