@@ -18,8 +18,11 @@ class IntArrayRef {
   constexpr IntArrayRef(const int64_t& one) : data_(&one), size_(1) {}  // NOLINT
   /// A view of `n` values at `data`.
   constexpr IntArrayRef(const int64_t* data, size_t n) : data_(data), size_(n) {}
-  /// A view of an initializer list (valid for the full expression).
+  /// A view of an initializer list (valid for the full expression, as c10::ArrayRef).
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Winit-list-lifetime"
   constexpr IntArrayRef(std::initializer_list<int64_t> il) : data_(il.begin()), size_(il.size()) {}  // NOLINT
+#pragma GCC diagnostic pop
   /// A view of a vector.
   IntArrayRef(const std::vector<int64_t>& v) : data_(v.data()), size_(v.size()) {}  // NOLINT
 

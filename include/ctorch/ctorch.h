@@ -1,6 +1,7 @@
 // The whole public API of ctorch.
 #pragma once
 
+#include "ctorch/cuda.h"
 #include "ctorch/device.h"
 #include "ctorch/dtype.h"
 #include "ctorch/error.h"
