@@ -130,6 +130,7 @@ int floor_log2(int64_t v) {
 
 // PyTorch's update_from: the closest int64 >= from that stays >= from once cast to the dtype.
 int64_t update_from(ScalarType t, int64_t from) {
+  if (from == std::numeric_limits<int64_t>::max()) return from;  // from + 1 would overflow
   const int64_t from_plus_1 = round_trip_int64(t, from + 1);
   if (from_plus_1 < from) {
     const int n = floor_log2(std::abs(from + 1));
