@@ -1,5 +1,6 @@
 // Generator: a random number generator object (torch.Generator). CPU generators are mt19937,
-// bit-exact with PyTorch's CPU generator for the same seed and call sequence.
+// bit-exact with PyTorch's CPU generator for the same seed and call sequence; CUDA generators
+// are Philox4x32-10 with PyTorch's (seed, offset) state (see ctorch/cuda_random.h).
 #pragma once
 
 #include <cstdint>
@@ -20,7 +21,8 @@ inline constexpr uint64_t kDefaultRngSeed = 67280421310721ULL;
 /// A shared handle to one random generator. Copies share state, as in Python.
 class Generator {
  public:
-  /// A new generator for `device` seeded with kDefaultRngSeed.
+  /// A new generator for `device` seeded with kDefaultRngSeed (cuda: offset 0; an index-less
+  /// cuda device means the current device).
   explicit Generator(Device device = Device(DeviceType::CPU));
   /// Wraps an existing impl.
   explicit Generator(std::shared_ptr<impl::GeneratorImpl> impl) : impl_(std::move(impl)) {}
@@ -31,7 +33,7 @@ class Generator {
   uint64_t initial_seed() const;
   /// Reseeds from a non-deterministic source and returns the new seed.
   uint64_t seed();
-  /// The full state as a uint8 cpu tensor (5056 bytes for cpu, PyTorch's layout).
+  /// The full state as a uint8 cpu tensor (PyTorch's layout: 5056 bytes for cpu, 16 for cuda).
   Tensor get_state() const;
   /// Restores a state produced by get_state().
   Generator& set_state(const Tensor& state);

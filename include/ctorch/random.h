@@ -8,9 +8,11 @@
 
 namespace ctorch {
 
-/// Seeds the default cpu generator (and, once they exist, every cuda generator). Returns it.
+/// Seeds the default cpu generator and every CUDA device's default generator (the CUDA part is
+/// queued until CUDA is initialized, as torch.manual_seed). Returns the cpu generator.
 Generator manual_seed(uint64_t seed);
-/// Reseeds non-deterministically and returns the seed (torch.seed).
+/// Reseeds the cpu generator non-deterministically, seeds every CUDA generator with the same
+/// value (queued) and returns it (torch.seed).
 uint64_t seed();
 /// The seed of the default cpu generator (torch.initial_seed).
 uint64_t initial_seed();

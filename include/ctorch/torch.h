@@ -25,6 +25,8 @@ using ::ctorch::TensorIndex;
 namespace cuda {
 using ::ctorch::cuda::device_count;
 using ::ctorch::cuda::is_available;
+using ::ctorch::cuda::manual_seed;
+using ::ctorch::cuda::manual_seed_all;
 }  // namespace cuda
 }  // namespace torch
 

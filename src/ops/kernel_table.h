@@ -11,6 +11,7 @@
 #include "ctorch/stream.h"
 #include "kernels/elementwise_plan.h"
 #include "kernels/functors.h"
+#include "kernels/random_op.h"
 
 namespace ctorch::ops {
 
@@ -42,6 +43,12 @@ struct KernelTable {
                Stream stream);
   /// data[0] = data[1] (bool) ? data[2] : data[3], all but the condition in `dtype`.
   void (*where)(ScalarType dtype, const kernels::ElementwisePlan& plan, char* const* data, Stream stream);
+  /// data[0] (`dtype`) = samples of `op` from Philox stream (seed, offset), elements in plan order
+  /// mapped to threads as PyTorch's CUDA kernels do for a device with `sm_count` SMs of
+  /// `max_threads_per_sm` threads (Note [Distribution grid] in kernels/random_functors.h).
+  void (*random)(kernels::RandomOp op, ScalarType dtype, const kernels::ElementwisePlan& plan, char* const* data,
+                 uint64_t seed, uint64_t offset, const kernels::RandomArgs& args, int sm_count,
+                 int max_threads_per_sm, Stream stream);
 };
 
 }  // namespace ctorch::ops

@@ -15,6 +15,7 @@
 
 #include "ctorch/error.h"
 #include "ctorch/random.h"
+#include "random/cuda_generator.h"
 
 namespace ctorch::impl {
 namespace {
@@ -170,8 +171,10 @@ CPUGeneratorImpl& cpu_generator_or_default(const std::optional<Generator>& gen) 
 namespace ctorch {
 
 Generator::Generator(Device device) {
-  CTORCH_CHECK_NOT_IMPLEMENTED(device.is_cpu(), "[Generator] generators for '", device,
-                               "' are not implemented yet; only cpu generators exist");
+  if (device.is_cuda()) {
+    impl_ = impl::make_cuda_generator(device);
+    return;
+  }
   impl_ = std::make_shared<impl::CPUGeneratorImpl>(kDefaultRngSeed);
 }
 
@@ -196,12 +199,17 @@ Device Generator::device() const { return impl_->device(); }
 Generator default_generator() { return Generator(impl::default_cpu_generator_ptr()); }
 
 Generator manual_seed(uint64_t seed) {
+  impl::queue_cuda_manual_seed_all(seed);
   Generator gen = default_generator();
   gen.manual_seed(seed);
   return gen;
 }
 
-uint64_t seed() { return default_generator().seed(); }
+uint64_t seed() {
+  const uint64_t s = default_generator().seed();
+  impl::queue_cuda_manual_seed_all(s);
+  return s;
+}
 
 uint64_t initial_seed() { return default_generator().initial_seed(); }
 

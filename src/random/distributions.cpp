@@ -19,6 +19,7 @@
 
 #include "ctorch/error.h"
 #include "ctorch/half.h"
+#include "kernels/random_math.h"
 
 namespace ctorch::impl {
 namespace {
@@ -219,90 +220,22 @@ double normal_double(CPUGeneratorImpl& gen, double mean, double std) {
 
 // ---- normal: float normal_fill, the AVX2 avx_mathfun algorithm in scalar form -------------------
 
-// log256_ps for one lane (Cephes logf polynomial; fma where GCC fused the AVX2 build).
-float mathfun_log(float x) {
-  const bool invalid = x <= 0.0f;
-  const float min_norm_pos = std::bit_cast<float>(0x00800000u);
-  x = x > min_norm_pos ? x : min_norm_pos;  // _mm256_max_ps(x, min): second operand on NaN
-  int32_t exponent = static_cast<int32_t>(std::bit_cast<uint32_t>(x) >> 23);
-  x = std::bit_cast<float>((std::bit_cast<uint32_t>(x) & ~0x7f800000u) | 0x3f000000u);
-  exponent -= 0x7f;
-  float e = static_cast<float>(exponent);
-  e = e + 1.0f;
-  const bool below = x < 0.707106781186547524f;
-  float tmp = below ? x : 0.0f;
-  x = x - 1.0f;
-  e = e - (below ? 1.0f : 0.0f);
-  x = x + tmp;
-  const float z = x * x;
-  float y = 7.0376836292E-2f;
-  y = std::fma(y, x, -1.1514610310E-1f);
-  y = std::fma(y, x, 1.1676998740E-1f);
-  y = std::fma(y, x, -1.2420140846E-1f);
-  y = std::fma(y, x, 1.4249322787E-1f);
-  y = std::fma(y, x, -1.6668057665E-1f);
-  y = std::fma(y, x, 2.0000714765E-1f);
-  y = std::fma(y, x, -2.4999993993E-1f);
-  y = std::fma(y, x, 3.3333331174E-1f);
-  y = y * x;
-  tmp = e * -2.12194440e-4f;
-  y = std::fma(y, z, tmp);
-  y = std::fma(-z, 0.5f, y);
-  x = x + y;
-  x = std::fma(e, 0.693359375f, x);
-  if (invalid) x = std::bit_cast<float>(0xffffffffu);  // NaN, as the AVX2 code's all-ones mask
-  return x;
-}
-
-// sincos256_ps for one lane (Cephes sinf/cosf with the 4/pi range reduction).
-void mathfun_sincos(float x_in, float* sin_out, float* cos_out) {
-  uint32_t sign_sin = std::bit_cast<uint32_t>(x_in) & 0x80000000u;
-  float x = std::bit_cast<float>(std::bit_cast<uint32_t>(x_in) & 0x7fffffffu);
-  float y = x * 1.27323954473516f;  // 4 / pi
-  int32_t j = static_cast<int32_t>(y);
-  j = (j + 1) & ~1;
-  y = static_cast<float>(j);
-  const uint32_t swap_sign_sin = static_cast<uint32_t>(j & 4) << 29;
-  const bool use_sin_poly = (j & 2) == 0;
-  x = std::fma(y, -0.78515625f, x);
-  x = std::fma(y, -2.4187564849853515625e-4f, x);
-  x = std::fma(y, -3.77489497744594108e-8f, x);
-  const uint32_t sign_cos = static_cast<uint32_t>(~(j - 2) & 4) << 29;
-  sign_sin ^= swap_sign_sin;
-  const float z = x * x;
-  float yc = 2.443315711809948E-005f;
-  yc = std::fma(yc, z, -1.388731625493765E-003f);
-  yc = std::fma(yc, z, 4.166664568298827E-002f);
-  yc = yc * z;
-  const float half_z = z * 0.5f;
-  yc = std::fma(yc, z, -half_z);
-  yc = yc + 1.0f;
-  float ys = -1.9515295891E-4f;
-  ys = std::fma(ys, z, 8.3321608736E-3f);
-  ys = std::fma(ys, z, -1.6666654611E-1f);
-  ys = ys * z;
-  ys = std::fma(ys, x, x);
-  const float sin2 = use_sin_poly ? ys : 0.0f;
-  const float sin1 = use_sin_poly ? 0.0f : yc;
-  ys = ys - sin2;
-  yc = yc - sin1;
-  const float s = sin1 + sin2;
-  const float c = yc + ys;
-  *sin_out = std::bit_cast<float>(std::bit_cast<uint32_t>(s) ^ sign_sin);
-  *cos_out = std::bit_cast<float>(std::bit_cast<uint32_t>(c) ^ sign_cos);
-}
+// log256_ps and sincos256_ps for one lane: kernels::mathfun_logf / mathfun_sincosf
+// (kernels/random_math.h), shared with the CUDA generator's normal sampler.
+using kernels::mathfun_logf;
+using kernels::mathfun_sincosf;
 
 // normal_fill_16_AVX2: pairs element j (radius) with j + 8 (angle).
 void normal_fill_16_float(float* d, float mean, float std) {
   for (int j = 0; j < 8; ++j) {
     const float u1 = 1.0f - d[j];
     const float u2 = d[j + 8];
-    const float log_u1 = mathfun_log(u1);
+    const float log_u1 = mathfun_logf(u1);
     const float radius = std::sqrt(-2.0f * log_u1);
     const float theta = kTwoPiF * u2;
     float s = 0.0f;
     float c = 0.0f;
-    mathfun_sincos(theta, &s, &c);
+    mathfun_sincosf(theta, &s, &c);
     const float n1 = radius * c;
     const float n2 = radius * s;
     d[j] = std::fma(n1, std, mean);
@@ -397,11 +330,11 @@ void check_normal_std(double std) {
   CTORCH_CHECK_VALUE(std >= 0.0, "normal expects std >= 0.0, but found std ", std);
 }
 
-void check_normal_dtype(ScalarType dtype) {
-  if (!is_floating_point(dtype)) throw_dispatch_error("normal_kernel_cpu", dtype);
+void check_normal_dtype(ScalarType dtype, bool cuda) {
+  if (!is_floating_point(dtype)) throw_dispatch_error(cuda ? "normal_kernel_cuda" : "normal_kernel_cpu", dtype);
 }
 
-RandomRange random_from_to_args(ScalarType dtype, int64_t from, std::optional<int64_t> to) {
+RandomRange random_from_to_args(ScalarType dtype, int64_t from, std::optional<int64_t> to, bool cuda) {
   RandomRange r;
   if (to.has_value()) {
     int64_t hi = *to;
@@ -440,19 +373,17 @@ RandomRange random_from_to_args(ScalarType dtype, int64_t from, std::optional<in
     r.base = from;
     return r;
   }
-  if (dtype == kFloat16 || dtype == kBool) {
-    throw_dispatch_error("random_full_64_bits_range_kernel_cpu", dtype);
-  }
-  CTORCH_CHECK_NOT_IMPLEMENTED(
-      dtype == kInt64 || dtype == kFloat64 || dtype == kFloat32 || dtype == kBFloat16,
-      "random_full_64_bits_range_kernel_cpu handles only int64, double, float and bfloat16");
+  const char* kernel = cuda ? "random_full_64_bits_range_kernel_cuda" : "random_full_64_bits_range_kernel_cpu";
+  if (dtype == kFloat16 || dtype == kBool) throw_dispatch_error(kernel, dtype);
+  CTORCH_CHECK_NOT_IMPLEMENTED(dtype == kInt64 || dtype == kFloat64 || dtype == kFloat32 || dtype == kBFloat16,
+                               kernel, " handles only int64, double, float and bfloat16");
   r.full_64_bits = true;
   return r;
 }
 
-void check_bernoulli_scalar_args(ScalarType dtype, double p) {
+void check_bernoulli_scalar_args(ScalarType dtype, double p, bool cuda) {
   CTORCH_CHECK_VALUE(0 <= p && p <= 1, "bernoulli_ expects p to be in [0, 1], but got p=", p);
-  if (dtype == kFloat16) throw_dispatch_error("bernoulli_scalar_cpu_", dtype);
+  if (dtype == kFloat16 && !cuda) throw_dispatch_error("bernoulli_scalar_cpu_", dtype);
 }
 
 void check_bernoulli_tensor_args(ScalarType dtype, ScalarType p_dtype, const void* p, int64_t n) {

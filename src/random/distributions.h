@@ -23,8 +23,8 @@ namespace ctorch::impl {
 std::pair<double, double> check_uniform_args(ScalarType dtype, double from, double to);
 /// normal's check: std >= 0 ("normal expects std >= 0.0, but found std -1").
 void check_normal_std(double std);
-/// Throws the dispatch error of normal_ unless `dtype` is floating.
-void check_normal_dtype(ScalarType dtype);
+/// Throws the dispatch error of normal_ unless `dtype` is floating (kernel named for cpu or cuda).
+void check_normal_dtype(ScalarType dtype, bool cuda = false);
 
 /// What random_(from, to) draws: `(val % range) + base`, or every int64 when full_64_bits.
 struct RandomRange {
@@ -32,11 +32,12 @@ struct RandomRange {
   int64_t base = 0;
   bool full_64_bits = false;
 };
-/// random_'s checks and range for `dtype` (to absent: up to the dtype's maximum).
-RandomRange random_from_to_args(ScalarType dtype, int64_t from, std::optional<int64_t> to);
+/// random_'s checks and range for `dtype` (to absent: up to the dtype's maximum); `cuda` names
+/// the cuda kernel in dispatch errors.
+RandomRange random_from_to_args(ScalarType dtype, int64_t from, std::optional<int64_t> to, bool cuda = false);
 
-/// bernoulli_(p)'s checks: 0 <= p <= 1 and an output dtype the kernel handles.
-void check_bernoulli_scalar_args(ScalarType dtype, double p);
+/// bernoulli_(p)'s checks: 0 <= p <= 1 and an output dtype the kernel handles (cuda: all).
+void check_bernoulli_scalar_args(ScalarType dtype, double p, bool cuda = false);
 /// bernoulli(p tensor)'s checks: dtypes handled and every p in [0, 1] (all before any draw).
 void check_bernoulli_tensor_args(ScalarType dtype, ScalarType p_dtype, const void* p, int64_t n);
 /// randperm's checks: n >= 0, dtype supported, n - 1 representable exactly in dtype.

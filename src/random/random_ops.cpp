@@ -1,6 +1,8 @@
 // Tensor-level random functions (torch.rand, randn, randint, randperm, normal, bernoulli, the
 // in-place Tensor.uniform_/normal_/random_/bernoulli_) and Generator state as tensors.
 //
+// CUDA tensors go to random/cuda_random_ops.cpp (Philox, PyTorch's CUDA grid).
+//
 // Element order: PyTorch's cpu kernels run serially in TensorIterator order, which for a single
 // written tensor is memory order (dims sorted by decreasing stride). Contiguous tensors are
 // filled in place; others are sampled into a contiguous buffer and copied through a permuted
@@ -16,18 +18,24 @@
 #include "ctorch/ops.h"
 #include "ctorch/random.h"
 #include "random/cpu_generator.h"
+#include "random/cuda_random_ops.h"
 #include "random/distributions.h"
 
 namespace ctorch {
 namespace {
 
-// The cpu generator a sampling call on `self` uses; rejects tensors on other devices.
+// The cpu generator a sampling call on the cpu tensor `self` uses.
 impl::CPUGeneratorImpl& generator_for(const Tensor& self, const std::optional<Generator>& gen,
                                       const char* op) {
-  CTORCH_CHECK(self.defined(), "[", op, "] expected a defined tensor");
-  CTORCH_CHECK_NOT_IMPLEMENTED(self.is_cpu(), "[", op, "] random sampling on ", self.device(),
-                               " needs a cuda generator, which ctorch does not have yet");
+  CTORCH_CHECK_NOT_IMPLEMENTED(self.is_cpu(), "[", op, "] is not implemented for ", self.device(),
+                               " tensors yet");
   return impl::cpu_generator_or_default(gen);
+}
+
+// True when `self` lives on a CUDA device (its op then goes to random/cuda_random_ops.cpp).
+bool on_cuda(const Tensor& self, const char* op) {
+  CTORCH_CHECK(self.defined(), "[", op, "] expected a defined tensor");
+  return self.is_cuda();
 }
 
 // A view of `t` whose row-major order is t's memory order.
@@ -86,6 +94,10 @@ void check_normal_tensor_std(const Tensor& std) {
 // ---- in-place samplers -----------------------------------------------------------------------------
 
 Tensor& Tensor::uniform_(double from, double to, std::optional<Generator> generator) {
+  if (on_cuda(*this, "uniform_")) {
+    impl::cuda_uniform_(*this, from, to, generator);
+    return *this;
+  }
   auto& gen = generator_for(*this, generator, "uniform_");
   impl::check_uniform_args(dtype(), from, to);
   fill_in_memory_order(*this, [&](void* out, int64_t n, bool) {
@@ -95,6 +107,10 @@ Tensor& Tensor::uniform_(double from, double to, std::optional<Generator> genera
 }
 
 Tensor& Tensor::normal_(double mean, double std, std::optional<Generator> generator) {
+  if (on_cuda(*this, "normal_")) {
+    impl::cuda_normal_(*this, mean, std, generator);
+    return *this;
+  }
   auto& gen = generator_for(*this, generator, "normal_");
   impl::check_normal_std(std);
   impl::check_normal_dtype(dtype());
@@ -105,6 +121,10 @@ Tensor& Tensor::normal_(double mean, double std, std::optional<Generator> genera
 }
 
 Tensor& Tensor::random_(int64_t from, std::optional<int64_t> to, std::optional<Generator> generator) {
+  if (on_cuda(*this, "random_")) {
+    impl::cuda_random_(*this, from, to, generator);
+    return *this;
+  }
   auto& gen = generator_for(*this, generator, "random_");
   const impl::RandomRange range = impl::random_from_to_args(dtype(), from, to);
   fill_in_memory_order(*this, [&](void* out, int64_t n, bool) {
@@ -114,6 +134,10 @@ Tensor& Tensor::random_(int64_t from, std::optional<int64_t> to, std::optional<G
 }
 
 Tensor& Tensor::bernoulli_(double p, std::optional<Generator> generator) {
+  if (on_cuda(*this, "bernoulli_")) {
+    impl::cuda_bernoulli_(*this, p, generator);
+    return *this;
+  }
   auto& gen = generator_for(*this, generator, "bernoulli_");
   impl::check_bernoulli_scalar_args(dtype(), p);
   fill_in_memory_order(*this, [&](void* out, int64_t n, bool) {
@@ -191,6 +215,7 @@ Tensor normal(double mean, const Tensor& std, std::optional<Generator> generator
 }
 
 Tensor bernoulli(const Tensor& p, std::optional<Generator> generator) {
+  if (on_cuda(p, "bernoulli")) return impl::cuda_bernoulli(p, generator);
   Tensor out = empty(p.sizes(), TensorOptions().dtype(p.dtype()).device(p.device()));
   auto& gen = generator_for(out, generator, "bernoulli");
   const Tensor probs = p.cpu().contiguous();
@@ -201,7 +226,7 @@ Tensor bernoulli(const Tensor& p, std::optional<Generator> generator) {
 }
 
 Tensor bernoulli(const Tensor& input, double p, std::optional<Generator> generator) {
-  impl::check_bernoulli_scalar_args(input.dtype(), p);
+  impl::check_bernoulli_scalar_args(input.dtype(), p, input.is_cuda());
   Tensor out = empty_like(input);
   out.bernoulli_(p, generator);
   return out;

@@ -2,6 +2,7 @@
 #include <limits>
 
 #include "backends/cpu/launch.h"
+#include "backends/cpu/random.h"
 #include "kernels/dispatch.h"
 #include "kernels/functors.h"
 #include "ops/kernel_table.h"
@@ -157,6 +158,7 @@ const KernelTable& cpu_kernels() {
       .cast_copy = backends::cpu::cast_copy,
       .fill = backends::cpu::fill,
       .where = backends::cpu::where,
+      .random = backends::cpu::random,
   };
   return table;
 }
