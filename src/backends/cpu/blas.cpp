@@ -2,13 +2,14 @@
 //
 // Note [cpu gemm]
 // float32/float64 call OpenBLAS from the calling thread: cblas_?gemm, ?gemv when C is one row or one
-// column, ?dot when it is 1x1. ctorch's pool is idle meanwhile and OpenBLAS runs with the same thread
-// count (sync_blas_threads below, then set_num_threads), so the two pools never compete for cores.
+// column, ?dot when it is 1x1. ctorch's pool sleeps meanwhile and OpenBLAS runs with the same thread
+// count (sync_blas_threads below, then set_num_threads), so the two pools never run at once. (OpenBLAS's
+// idle workers do spin, yielding, for up to OPENBLAS_THREAD_TIMEOUT after each call: 2^28 cycles by default.)
 // float16/bfloat16 products of at least kConvertVolume multiply-adds are widened to float, multiplied
 // by sgemm and rounded once. Everything else runs the blocked loop below, parallel over output tiles:
 // half types accumulate in float, integers wrap in their own width (computed in unsigned arithmetic, so
 // overflow is defined), bool is an or of ands. Batches of tiny float matrices take the loop too: one BLAS
-// call per 4x4 product costs more than the product.
+// call per 4x4 product costs more than the product (measured: the loop wins below ~5x5x5).
 // As in BLAS, beta == 0 never reads C (NaN there is ignored), and alpha == 0 or k == 0 never reads A or B
 // (C = beta * C); m == 0 or n == 0 does nothing.
 #include "backends/cpu/blas.h"
@@ -18,6 +19,7 @@
 #include <algorithm>
 #include <climits>
 #include <cstdint>
+#include <cstring>
 #include <mutex>
 #include <type_traits>
 #include <vector>
@@ -35,7 +37,7 @@ constexpr int64_t kKc = 256;
 /// Multiply-adds per parallel chunk of the blocked loop and of the scaling loop.
 constexpr int64_t kLoopGrain = 1 << 16;
 /// Batched float products with m * n * k below this run the blocked loop instead of one BLAS call each.
-constexpr int64_t kTinyVolume = 4096;
+constexpr int64_t kTinyVolume = 128;
 /// float16/bfloat16 products with m * n * k at least this go through sgemm.
 constexpr int64_t kConvertVolume = 64 * 64 * 64;
 
@@ -166,36 +168,66 @@ void scale_c(const Geometry& g, T* c, A beta) {
   });
 }
 
-/// Rows i0..i0+mr of the packed product: acc[i][:] += ap[i][p] * bp[p][:], four rows at a time.
+/// 16 bytes of A as a GCC/Clang vector (SSE2 on the x86-64 baseline, NEON on arm64).
+template <class A>
+struct Simd {
+  typedef A type __attribute__((vector_size(16)));
+};
+
+template <class A, class V>
+inline V simd_mul_add(V acc, V x, V y) {
+  if constexpr (std::is_same_v<A, uint8_t>) {
+    return acc | (x & y);
+  } else {
+    return acc + x * y;
+  }
+}
+
+/// acc += ap @ bp for packed row-major blocks (ap: mc x kc, bp: kc x nc, acc: mc x nc). The body holds a
+/// 4 x 32-byte block of acc in vector registers for the whole reduction; edges take the plain loop.
 template <class A>
 void multiply_block(const A* __restrict ap, const A* __restrict bp, A* __restrict acc, int64_t mc, int64_t nc,
                     int64_t kc) {
-  int64_t i = 0;
-  for (; i + 4 <= mc; i += 4) {
-    A* __restrict r0 = acc + i * nc;
-    A* __restrict r1 = r0 + nc;
-    A* __restrict r2 = r1 + nc;
-    A* __restrict r3 = r2 + nc;
+  using V = typename Simd<A>::type;
+  constexpr int64_t kLanes = static_cast<int64_t>(sizeof(V) / sizeof(A));
+  constexpr int64_t kMr = 4, kNr = 2 * kLanes;
+  auto plain = [&](int64_t i, int64_t j0, int64_t j1) {
+    A* __restrict row = acc + i * nc;
     for (int64_t p = 0; p < kc; ++p) {
-      const A a0 = ap[i * kc + p], a1 = ap[(i + 1) * kc + p], a2 = ap[(i + 2) * kc + p], a3 = ap[(i + 3) * kc + p];
+      const A a = ap[i * kc + p];
       const A* __restrict brow = bp + p * nc;
-      for (int64_t j = 0; j < nc; ++j) {
-        const A bv = brow[j];
-        r0[j] = mul_add(r0[j], a0, bv);
-        r1[j] = mul_add(r1[j], a1, bv);
-        r2[j] = mul_add(r2[j], a2, bv);
-        r3[j] = mul_add(r3[j], a3, bv);
+      for (int64_t j = j0; j < j1; ++j) row[j] = mul_add(row[j], a, brow[j]);
+    }
+  };
+  int64_t i = 0;
+  for (; i + kMr <= mc; i += kMr) {
+    int64_t j = 0;
+    for (; j + kNr <= nc; j += kNr) {
+      V c0[kMr], c1[kMr];
+      for (int64_t r = 0; r < kMr; ++r) {
+        std::memcpy(&c0[r], acc + (i + r) * nc + j, sizeof(V));
+        std::memcpy(&c1[r], acc + (i + r) * nc + j + kLanes, sizeof(V));
+      }
+      for (int64_t p = 0; p < kc; ++p) {
+        V b0, b1;
+        std::memcpy(&b0, bp + p * nc + j, sizeof(V));
+        std::memcpy(&b1, bp + p * nc + j + kLanes, sizeof(V));
+        for (int64_t r = 0; r < kMr; ++r) {
+          const V a = V{} + ap[(i + r) * kc + p];
+          c0[r] = simd_mul_add<A>(c0[r], a, b0);
+          c1[r] = simd_mul_add<A>(c1[r], a, b1);
+        }
+      }
+      for (int64_t r = 0; r < kMr; ++r) {
+        std::memcpy(acc + (i + r) * nc + j, &c0[r], sizeof(V));
+        std::memcpy(acc + (i + r) * nc + j + kLanes, &c1[r], sizeof(V));
       }
     }
-  }
-  for (; i < mc; ++i) {
-    A* __restrict r0 = acc + i * nc;
-    for (int64_t p = 0; p < kc; ++p) {
-      const A a0 = ap[i * kc + p];
-      const A* __restrict brow = bp + p * nc;
-      for (int64_t j = 0; j < nc; ++j) r0[j] = mul_add(r0[j], a0, brow[j]);
+    if (j < nc) {
+      for (int64_t r = 0; r < kMr; ++r) plain(i + r, j, nc);
     }
   }
+  for (; i < mc; ++i) plain(i, 0, nc);
 }
 
 /// One kMc x kNc output tile at (i0, j0) of one batch, with packing buffers ap, bp and accumulator acc.
