@@ -50,6 +50,16 @@ struct KernelTable {
                const Scalar& beta, void* c, int64_t ldc, int64_t stride_c, int64_t batch, Stream stream);
 };
 
+}  // namespace ctorch::ops
+
+namespace ctorch::impl {
+class DeviceRuntime;
+}
+
+namespace ctorch::ops {
+
+/// Associates `table` with `runtime`: ops on that runtime's devices use it (backends call this).
+void register_kernels(const impl::DeviceRuntime* runtime, const KernelTable* table);
 /// The kernels for `device`'s backend (throws DeviceError when none is available).
 const KernelTable& kernels_for(Device device);
 /// The cpu backend's kernels.

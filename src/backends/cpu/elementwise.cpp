@@ -163,9 +163,4 @@ const KernelTable& cpu_kernels() {
   return table;
 }
 
-const KernelTable& kernels_for(Device device) {
-  if (device.is_cpu()) return cpu_kernels();
-  CTORCH_CHECK_DEVICE(false, "Torch not compiled with CUDA enabled (ctorch: no kernels for ", device, ")");
-}
-
 }  // namespace ctorch::ops
