@@ -42,34 +42,6 @@ void check_bmm_shapes(int64_t batch1, int64_t k1, int64_t batch2, int64_t k2) {
                batch1, ", ", k1, "] but got: [", batch2, ", ", k2, "].");
 }
 
-// "torch.FloatTensor" / "torch.cuda.FloatTensor", as PyTorch names a tensor type in expand's message.
-std::string legacy_type_name(const Tensor& t) {
-  return std::string(t.is_cuda() ? "torch.cuda." : "torch.") + scalar_type_cpp_name(t.dtype()) + "Tensor";
-}
-
-// Tensor.expand's checks for broadcasting `t` to `target`.
-void check_expandable(const Tensor& t, IntArrayRef target) {
-  const int64_t nt = static_cast<int64_t>(target.size());
-  CTORCH_CHECK(t.dim() <= nt, "expand(", legacy_type_name(t), "{", t.sizes(), "}, size=", target,
-               "): the number of sizes provided (", nt, ") must be greater or equal to the number of dimensions in ",
-               "the tensor (", t.dim(), ")");
-  for (int64_t i = nt - 1; i >= 0; --i) {
-    const int64_t j = i - (nt - t.dim());
-    if (j < 0) break;
-    const int64_t size = t.sizes()[j];
-    CTORCH_CHECK(size == target[i] || size == 1, "The expanded size of the tensor (", target[i],
-                 ") must match the existing size (", size, ") at non-singleton dimension ", i, ".  Target sizes: ",
-                 target, ".  Tensor sizes: ", t.sizes());
-  }
-}
-
-// Tensor.t(): a 2-D tensor with its dims swapped; 0-D and 1-D tensors are returned as they are.
-Tensor transpose_2d(const Tensor& t) {
-  CTORCH_CHECK(t.dim() <= 2, "t() expects a tensor with <= 2 dimensions, but self is ", t.dim(), "D");
-  if (t.dim() < 2) return t;
-  return t.as_strided({t.size(1), t.size(0)}, {t.stride(1), t.stride(0)});
-}
-
 // PyTorch 1.13's should_fold: whether matmul folds `t`'s batch into rows and calls mm/mv instead of bmm.
 bool should_fold(const Tensor& t, int64_t other_dim) {
   if (t.dim() < 3 || (other_dim != 1 && other_dim != 2)) return false;
@@ -185,6 +157,7 @@ void launch_gemm(const Tensor& out, IntArrayRef batch, const Tensor& a, const Te
   const int64_t outer_dims = dims.empty() ? 0 : static_cast<int64_t>(dims.size()) - 1;
   const Device device = out.device();
   const ops::KernelTable& kt = ops::kernels_for(device);
+  CTORCH_CHECK_NOT_IMPLEMENTED(kt.gemm != nullptr, "[matmul] the backend of ", device, " has no gemm kernel yet");
   char* c = static_cast<char*>(out.data_ptr());
   DimVector idx(static_cast<size_t>(outer_dims), 0);
   for (;;) {
@@ -247,10 +220,10 @@ Tensor Tensor::addmm(const Tensor& mat1, const Tensor& mat2, const Scalar& beta,
   CTORCH_CHECK(mat2.dim() == 2, "mat2 must be a matrix, got ", mat2.dim(), "-D tensor");
   check_mm_shapes(mat1.size(0), mat1.size(1), mat2.size(0), mat2.size(1));
   const int64_t shape[2] = {mat1.size(0), mat2.size(1)};
-  check_expandable(*this, IntArrayRef(shape, 2));
+  const Tensor self = expand(IntArrayRef(shape, 2));  // PyTorch's expand_size: its errors, before any work
   Tensor out = empty(IntArrayRef(shape, 2), mat1.options());
   if (out.numel() == 0) return out;
-  if (beta.to_double() != 0.0) out.copy_(*this);  // beta == 0: self is not read (its NaNs are ignored)
+  if (beta.to_double() != 0.0) out.copy_(self);  // beta == 0: self is not read (its NaNs are ignored)
   launch_gemm(out, {}, mat1, mat2, alpha, beta);
   return out;
 }
@@ -322,15 +295,13 @@ Tensor Tensor::matmul(const Tensor& other) const {
 Tensor linear(const Tensor& input, const Tensor& weight, const Tensor& bias) {
   // PyTorch 1.13's dispatch: addmm for 2-D input with bias, and for contiguous 3-D input with bias
   // (flattened), else matmul followed by an in-place add of the bias.
-  if (input.dim() == 2 && bias.defined()) return bias.addmm(input, transpose_2d(weight));
+  if (input.dim() == 2 && bias.defined()) return bias.addmm(input, weight.t());
   if (bias.defined() && input.is_contiguous() && input.dim() == 3) {
-    const int64_t s0 = input.size(0), s1 = input.size(1), s2 = input.size(2);
-    const Tensor flat = input.as_strided({s0 * s1, s2}, {s2, 1});
-    const Tensor out = bias.addmm(flat, transpose_2d(weight));
-    const int64_t n = out.size(1);
-    return out.as_strided({s0, s1, n}, {s1 * n, n, 1});
+    const int64_t s0 = input.size(0), s1 = input.size(1);
+    const Tensor out = bias.addmm(input.view({s0 * s1, input.size(2)}), weight.t());
+    return out.view({s0, s1, out.size(1)});
   }
-  Tensor out = input.matmul(transpose_2d(weight));
+  Tensor out = input.matmul(weight.t());
   if (bias.defined()) out.add_(bias);
   return out;
 }

@@ -18,9 +18,6 @@ using namespace ctorch;
 
 namespace {
 
-// ctorch::ones without options currently gives int64 on main (torch.ones gives the default float dtype).
-const TensorOptions kF = TensorOptions(kFloat);
-
 const ScalarType kAllDtypes[] = {kUInt8, kInt8, kInt16, kInt32, kInt64, kHalf, kFloat, kDouble, kBool, kBFloat16};
 
 int64_t numel_of(IntArrayRef sizes) {
@@ -383,7 +380,7 @@ TEST(LinalgAddmm, BetaZeroIgnoresSelfAndAlphaZeroIgnoresMatrices) {
   }
   // 1x1, 1xn and mx1 results (dot and gemv paths) too.
   for (auto [m, n] : std::vector<std::pair<int64_t, int64_t>>{{1, 1}, {1, 5}, {5, 1}}) {
-    const Tensor out = full({m, n}, std::nan("")).addmm(ones({m, 3}, kF), ones({3, n}, kF), 0);
+    const Tensor out = full({m, n}, std::nan("")).addmm(ones({m, 3}), ones({3, n}), 0);
     for (double v : out.to_vector<double>()) EXPECT_EQ(v, 3.0) << m << "x" << n;
   }
 }
@@ -396,7 +393,7 @@ TEST(LinalgAddmm, IntegerScalarsTruncate) {
   EXPECT_EQ(self.addmm(m1, m2, 1.5, 1).to_vector<int32_t>(),
             (std::vector<int32_t>{3, 4, 5, 6, 7, 8, 9, 10, 11, 12}));
   // bool scalars on floats.
-  EXPECT_EQ(ones({2, 5}, kF).addmm(ones({2, 3}, kF), ones({3, 5}, kF), true, 3).to_vector<float>(), std::vector<float>(10, 10));
+  EXPECT_EQ(ones({2, 5}).addmm(ones({2, 3}), ones({3, 5}), true, 3).to_vector<float>(), std::vector<float>(10, 10));
 }
 
 TEST(LinalgEmpty, ZeroSizedDims) {
@@ -415,9 +412,9 @@ TEST(LinalgEmpty, ZeroSizedDims) {
     EXPECT_EQ(ones({0}, o).matmul(ones({0, 3}, o)).to(kDouble).to_vector<double>(), std::vector<double>(3, 0.0));
   }
   // addmm with k == 0: beta * self.
-  const Tensor out = full({2, 5}, 3.0).addmm(ones({2, 0}, kF), ones({0, 5}, kF), 2, 5);
+  const Tensor out = full({2, 5}, 3.0).addmm(ones({2, 0}), ones({0, 5}), 2, 5);
   EXPECT_EQ(out.to_vector<float>(), std::vector<float>(10, 6.0f));
-  EXPECT_EQ(ones({5}, kF).addmm(ones({0, 3}, kF), ones({3, 5}, kF)).sizes(), IntArrayRef({0, 5}));
+  EXPECT_EQ(ones({5}).addmm(ones({0, 3}), ones({3, 5})).sizes(), IntArrayRef({0, 5}));
 }
 
 TEST(LinalgLinear, MatchesMatmulPlusBias) {
@@ -436,8 +433,8 @@ TEST(LinalgLinear, MatchesMatmulPlusBias) {
   const Tensor xt = with_strides(x0, transposed_strides(x0.sizes()));
   EXPECT_TRUE(same_values(linear(xt, w, bias), expected(x0, true)));
   // 1-D weight: a dot per row; 1-D input with 1-D weight and 0-dim bias.
-  EXPECT_EQ(linear(ones({3, 4}, kF), ones({4}, kF)).sizes(), IntArrayRef({3}));
-  EXPECT_EQ(linear(ones({4}, kF), ones({4}, kF), full({}, 3.0)).item<double>(), 7.0);
+  EXPECT_EQ(linear(ones({3, 4}), ones({4})).sizes(), IntArrayRef({3}));
+  EXPECT_EQ(linear(ones({4}), ones({4}), full({}, 3.0)).item<double>(), 7.0);
   // Integer linear.
   const Tensor xi = make({2, 3, 4}, kInt32, 34), wi = make({5, 4}, kInt32, 35), bi = make({5}, kInt32, 36);
   EXPECT_TRUE(same_values(linear(xi, wi, bi), xi.matmul(wi.contiguous().as_strided({4, 5}, {1, 4})) + bi));
@@ -447,86 +444,86 @@ TEST(LinalgLinear, MatchesMatmulPlusBias) {
 
 TEST(LinalgErrors, MmBmmAddmmMessages) {
   const TensorOptions d(kDouble);
-  EXPECT_EQ(error_of([] { ones({2, 3, 4}, kF).mm(ones({4, 5}, kF)); }), "self must be a matrix");
-  EXPECT_EQ(error_of([] { ones({2, 3}, kF).mm(ones({3}, kF)); }), "mat2 must be a matrix");
-  EXPECT_EQ(error_of([] { ones({2, 3}, kF).mm(ones({4, 5}, kF)); }), "mat1 and mat2 shapes cannot be multiplied (2x3 and 4x5)");
-  EXPECT_EQ(error_of([&] { ones({2, 3}, kF).mm(ones({3, 5}, d)); }), "expected scalar type Float but found Double");
-  EXPECT_EQ(error_of([&] { ones({2, 3}, d).mm(ones({3, 5}, kF)); }), "expected scalar type Double but found Float");
-  EXPECT_EQ(error_of([&] { ones({2, 3}, kF).mm(ones({4, 5}, d)); }), "mat1 and mat2 shapes cannot be multiplied (2x3 and 4x5)");
-  EXPECT_EQ(error_of([] { ones({2, 3}, kF).bmm(ones({3, 5}, kF)); }), "batch1 must be a 3D tensor");
-  EXPECT_EQ(error_of([] { ones({2, 2, 3}, kF).bmm(ones({3, 5}, kF)); }), "batch2 must be a 3D tensor");
-  EXPECT_EQ(error_of([] { ones({2, 2, 3}, kF).bmm(ones({3, 3, 5}, kF)); }),
+  EXPECT_EQ(error_of([] { ones({2, 3, 4}).mm(ones({4, 5})); }), "self must be a matrix");
+  EXPECT_EQ(error_of([] { ones({2, 3}).mm(ones({3})); }), "mat2 must be a matrix");
+  EXPECT_EQ(error_of([] { ones({2, 3}).mm(ones({4, 5})); }), "mat1 and mat2 shapes cannot be multiplied (2x3 and 4x5)");
+  EXPECT_EQ(error_of([&] { ones({2, 3}).mm(ones({3, 5}, d)); }), "expected scalar type Float but found Double");
+  EXPECT_EQ(error_of([&] { ones({2, 3}, d).mm(ones({3, 5})); }), "expected scalar type Double but found Float");
+  EXPECT_EQ(error_of([&] { ones({2, 3}).mm(ones({4, 5}, d)); }), "mat1 and mat2 shapes cannot be multiplied (2x3 and 4x5)");
+  EXPECT_EQ(error_of([] { ones({2, 3}).bmm(ones({3, 5})); }), "batch1 must be a 3D tensor");
+  EXPECT_EQ(error_of([] { ones({2, 2, 3}).bmm(ones({3, 5})); }), "batch2 must be a 3D tensor");
+  EXPECT_EQ(error_of([] { ones({2, 2, 3}).bmm(ones({3, 3, 5})); }),
             "Expected size for first two dimensions of batch2 tensor to be: [2, 3] but got: [3, 3].");
-  EXPECT_EQ(error_of([] { ones({2, 2, 3}, kF).bmm(ones({2, 4, 5}, kF)); }),
+  EXPECT_EQ(error_of([] { ones({2, 2, 3}).bmm(ones({2, 4, 5})); }),
             "Expected size for first two dimensions of batch2 tensor to be: [2, 3] but got: [2, 4].");
-  EXPECT_EQ(error_of([&] { ones({2, 2, 3}, kF).bmm(ones({2, 3, 5}, d)); }), "expected scalar type Float but found Double");
-  EXPECT_EQ(error_of([] { ones({2, 5}, kF).addmm(ones({2, 3}, kF), ones({4, 5}, kF)); }),
+  EXPECT_EQ(error_of([&] { ones({2, 2, 3}).bmm(ones({2, 3, 5}, d)); }), "expected scalar type Float but found Double");
+  EXPECT_EQ(error_of([] { ones({2, 5}).addmm(ones({2, 3}), ones({4, 5})); }),
             "mat1 and mat2 shapes cannot be multiplied (2x3 and 4x5)");
-  EXPECT_EQ(error_of([] { ones({3}, kF).addmm(ones({2, 3}, kF), ones({3, 5}, kF)); }),
+  EXPECT_EQ(error_of([] { ones({3}).addmm(ones({2, 3}), ones({3, 5})); }),
             "The expanded size of the tensor (5) must match the existing size (3) at non-singleton dimension 1.  "
             "Target sizes: [2, 5].  Tensor sizes: [3]");
-  EXPECT_EQ(error_of([] { ones({1, 2, 5}, kF).addmm(ones({2, 3}, kF), ones({3, 5}, kF)); }),
+  EXPECT_EQ(error_of([] { ones({1, 2, 5}).addmm(ones({2, 3}), ones({3, 5})); }),
             "expand(torch.FloatTensor{[1, 2, 5]}, size=[2, 5]): the number of sizes provided (2) must be greater or "
             "equal to the number of dimensions in the tensor (3)");
-  EXPECT_EQ(error_of([&] { ones({2, 5}, d).addmm(ones({2, 3}, kF), ones({3, 5}, kF)); }), "self and mat2 must have the same dtype");
-  EXPECT_EQ(error_of([&] { ones({2, 5}, kF).addmm(ones({2, 3}, d), ones({3, 5}, kF)); }), "mat1 and mat2 must have the same dtype");
-  EXPECT_EQ(error_of([&] { ones({2, 5}, kF).addmm(ones({2, 3}, kF), ones({3, 5}, d)); }), "self and mat2 must have the same dtype");
-  EXPECT_EQ(error_of([] { ones({2, 5}, kF).addmm(ones({3}, kF), ones({3, 5}, kF)); }), "mat1 must be a matrix, got 1-D tensor");
-  EXPECT_EQ(error_of([] { ones({2, 5}, kF).addmm(ones({2, 3}, kF), ones({3}, kF)); }), "mat2 must be a matrix, got 1-D tensor");
+  EXPECT_EQ(error_of([&] { ones({2, 5}, d).addmm(ones({2, 3}), ones({3, 5})); }), "self and mat2 must have the same dtype");
+  EXPECT_EQ(error_of([&] { ones({2, 5}).addmm(ones({2, 3}, d), ones({3, 5})); }), "mat1 and mat2 must have the same dtype");
+  EXPECT_EQ(error_of([&] { ones({2, 5}).addmm(ones({2, 3}), ones({3, 5}, d)); }), "self and mat2 must have the same dtype");
+  EXPECT_EQ(error_of([] { ones({2, 5}).addmm(ones({3}), ones({3, 5})); }), "mat1 must be a matrix, got 1-D tensor");
+  EXPECT_EQ(error_of([] { ones({2, 5}).addmm(ones({2, 3}), ones({3})); }), "mat2 must be a matrix, got 1-D tensor");
 }
 
 TEST(LinalgErrors, MatmulMessagesFollowPyTorchDispatch) {
   const TensorOptions d(kDouble);
-  EXPECT_EQ(error_of([] { full({}, 1.0).matmul(ones({3}, kF)); }),
+  EXPECT_EQ(error_of([] { full({}, 1.0).matmul(ones({3})); }),
             "both arguments to matmul need to be at least 1D, but they are 0D and 1D");
-  EXPECT_EQ(error_of([] { ones({3}, kF).matmul(full({}, 1.0)); }),
+  EXPECT_EQ(error_of([] { ones({3}).matmul(full({}, 1.0)); }),
             "both arguments to matmul need to be at least 1D, but they are 1D and 0D");
-  EXPECT_EQ(error_of([] { ones({3}, kF).matmul(ones({4}, kF)); }),
+  EXPECT_EQ(error_of([] { ones({3}).matmul(ones({4})); }),
             "inconsistent tensor size, expected tensor [3] and src [4] to have the same number of elements, but got 3 "
             "and 4 elements respectively");
-  EXPECT_EQ(error_of([&] { ones({3}, kF).matmul(ones({4}, d)); }),
+  EXPECT_EQ(error_of([&] { ones({3}).matmul(ones({4}, d)); }),
             "dot : expected both vectors to have same dtype, but found Float and Double");
-  EXPECT_EQ(error_of([] { ones({2, 3}, kF).matmul(ones({4}, kF)); }), "size mismatch, got 2, 2x3,4");
-  EXPECT_EQ(error_of([&] { ones({2, 3}, kF).matmul(ones({3}, d)); }), "expected scalar type Float but found Double");
-  EXPECT_EQ(error_of([] { ones({4}, kF).matmul(ones({3, 5}, kF)); }), "mat1 and mat2 shapes cannot be multiplied (1x4 and 3x5)");
-  EXPECT_EQ(error_of([&] { ones({3}, kF).matmul(ones({3, 5}, d)); }), "expected scalar type Float but found Double");
-  EXPECT_EQ(error_of([] { ones({2, 3, 4}, kF).matmul(ones({5}, kF)); }), "size mismatch, got 6, 6x4,5");
-  EXPECT_EQ(error_of([] { ones({2, 3, 4}, kF).matmul(ones({5, 2}, kF)); }), "mat1 and mat2 shapes cannot be multiplied (6x4 and 5x2)");
-  EXPECT_EQ(error_of([&] { ones({2, 3, 4}, kF).matmul(ones({4, 2}, d)); }), "expected scalar type Float but found Double");
-  EXPECT_EQ(error_of([&] { ones({2, 3}, kF).matmul(ones({2, 3, 4}, d)); }), "expected scalar type Double but found Float");
-  EXPECT_EQ(error_of([] { ones({5}, kF).matmul(ones({2, 3, 4}, kF)); }), "size mismatch, got 8, 8x3,5");
-  EXPECT_EQ(error_of([] { ones({2, 5}, kF).matmul(ones({2, 3, 4}, kF)); }), "mat1 and mat2 shapes cannot be multiplied (8x3 and 5x2)");
-  EXPECT_EQ(error_of([] { ones({2, 2, 5}, kF).matmul(ones({2, 3, 4}, kF)); }),
+  EXPECT_EQ(error_of([] { ones({2, 3}).matmul(ones({4})); }), "size mismatch, got 2, 2x3,4");
+  EXPECT_EQ(error_of([&] { ones({2, 3}).matmul(ones({3}, d)); }), "expected scalar type Float but found Double");
+  EXPECT_EQ(error_of([] { ones({4}).matmul(ones({3, 5})); }), "mat1 and mat2 shapes cannot be multiplied (1x4 and 3x5)");
+  EXPECT_EQ(error_of([&] { ones({3}).matmul(ones({3, 5}, d)); }), "expected scalar type Float but found Double");
+  EXPECT_EQ(error_of([] { ones({2, 3, 4}).matmul(ones({5})); }), "size mismatch, got 6, 6x4,5");
+  EXPECT_EQ(error_of([] { ones({2, 3, 4}).matmul(ones({5, 2})); }), "mat1 and mat2 shapes cannot be multiplied (6x4 and 5x2)");
+  EXPECT_EQ(error_of([&] { ones({2, 3, 4}).matmul(ones({4, 2}, d)); }), "expected scalar type Float but found Double");
+  EXPECT_EQ(error_of([&] { ones({2, 3}).matmul(ones({2, 3, 4}, d)); }), "expected scalar type Double but found Float");
+  EXPECT_EQ(error_of([] { ones({5}).matmul(ones({2, 3, 4})); }), "size mismatch, got 8, 8x3,5");
+  EXPECT_EQ(error_of([] { ones({2, 5}).matmul(ones({2, 3, 4})); }), "mat1 and mat2 shapes cannot be multiplied (8x3 and 5x2)");
+  EXPECT_EQ(error_of([] { ones({2, 2, 5}).matmul(ones({2, 3, 4})); }),
             "Expected size for first two dimensions of batch2 tensor to be: [2, 5] but got: [2, 3].");
-  EXPECT_EQ(error_of([] { ones({2, 2, 3}, kF).matmul(ones({3, 3, 4}, kF)); }),
+  EXPECT_EQ(error_of([] { ones({2, 2, 3}).matmul(ones({3, 3, 4})); }),
             "The size of tensor a (2) must match the size of tensor b (3) at non-singleton dimension 0");
-  EXPECT_EQ(error_of([&] { ones({2, 2, 3}, kF).matmul(ones({2, 3, 4}, d)); }), "expected scalar type Float but found Double");
+  EXPECT_EQ(error_of([&] { ones({2, 2, 3}).matmul(ones({2, 3, 4}, d)); }), "expected scalar type Float but found Double");
   // The fold exception (permuted 3-D @ 2-D) reports through bmm, folded 4-D through mm, as PyTorch 1.13.
-  const Tensor permuted = ones({2, 4, 3}, kF).as_strided({2, 3, 4}, {12, 1, 3});
-  EXPECT_EQ(error_of([&] { permuted.matmul(ones({5, 2}, kF)); }),
+  const Tensor permuted = ones({2, 4, 3}).as_strided({2, 3, 4}, {12, 1, 3});
+  EXPECT_EQ(error_of([&] { permuted.matmul(ones({5, 2})); }),
             "Expected size for first two dimensions of batch2 tensor to be: [2, 4] but got: [2, 5].");
-  const Tensor permuted4 = ones({2, 4, 3, 2}, kF).as_strided({2, 4, 2, 3}, {24, 6, 1, 2});
-  EXPECT_EQ(error_of([&] { permuted4.matmul(ones({5, 2}, kF)); }), "mat1 and mat2 shapes cannot be multiplied (16x3 and 5x2)");
+  const Tensor permuted4 = ones({2, 4, 3, 2}).as_strided({2, 4, 2, 3}, {24, 6, 1, 2});
+  EXPECT_EQ(error_of([&] { permuted4.matmul(ones({5, 2})); }), "mat1 and mat2 shapes cannot be multiplied (16x3 and 5x2)");
 }
 
 TEST(LinalgErrors, LinearMessages) {
-  EXPECT_EQ(error_of([] { linear(ones({2, 3, 4}, kF), ones({5, 3}, kF), ones({5}, kF)); }),
+  EXPECT_EQ(error_of([] { linear(ones({2, 3, 4}), ones({5, 3}), ones({5})); }),
             "mat1 and mat2 shapes cannot be multiplied (6x4 and 3x5)");
-  EXPECT_EQ(error_of([] { linear(ones({3, 4}, kF), ones({4}, kF), full({}, 2.0)); }), "mat2 must be a matrix, got 1-D tensor");
-  EXPECT_EQ(error_of([] { linear(ones({3, 4}, kF), ones({5, 4}, kF), ones({4}, kF)); }),
+  EXPECT_EQ(error_of([] { linear(ones({3, 4}), ones({4}), full({}, 2.0)); }), "mat2 must be a matrix, got 1-D tensor");
+  EXPECT_EQ(error_of([] { linear(ones({3, 4}), ones({5, 4}), ones({4})); }),
             "The expanded size of the tensor (5) must match the existing size (4) at non-singleton dimension 1.  "
             "Target sizes: [3, 5].  Tensor sizes: [4]");
   // PyTorch 1.13 flattens contiguous 3-D input into addmm, so a (3, 5) bias does not broadcast there.
-  EXPECT_EQ(error_of([] { linear(ones({2, 3, 4}, kF), ones({5, 4}, kF), ones({3, 5}, kF)); }),
+  EXPECT_EQ(error_of([] { linear(ones({2, 3, 4}), ones({5, 4}), ones({3, 5})); }),
             "The expanded size of the tensor (6) must match the existing size (3) at non-singleton dimension 0.  "
             "Target sizes: [6, 5].  Tensor sizes: [3, 5]");
-  EXPECT_EQ(error_of([] { linear(ones({2, 3, 4}, kF), ones({5, 4}, kF), ones({5}, TensorOptions(kDouble))); }),
+  EXPECT_EQ(error_of([] { linear(ones({2, 3, 4}), ones({5, 4}), ones({5}, TensorOptions(kDouble))); }),
             "self and mat2 must have the same dtype");
-  EXPECT_EQ(error_of([] { linear(ones({2, 3, 4}, kF), ones({5, 4}, TensorOptions(kDouble))); }),
+  EXPECT_EQ(error_of([] { linear(ones({2, 3, 4}), ones({5, 4}, TensorOptions(kDouble))); }),
             "expected scalar type Float but found Double");
-  EXPECT_EQ(error_of([] { linear(ones({3, 4}, kF), ones({2, 5, 4}, kF)); }),
+  EXPECT_EQ(error_of([] { linear(ones({3, 4}), ones({2, 5, 4})); }),
             "t() expects a tensor with <= 2 dimensions, but self is 3D");
-  EXPECT_EQ(error_of([] { linear(full({}, 1.0), ones({5, 4}, kF)); }),
+  EXPECT_EQ(error_of([] { linear(full({}, 1.0), ones({5, 4})); }),
             "both arguments to matmul need to be at least 1D, but they are 0D and 2D");
 }
 
@@ -535,10 +532,10 @@ TEST(LinalgErrors, DeviceMismatch) {
   const Tensor on_cuda = from_blob(host.data(), {2, 3}, TensorOptions(kFloat).device(Device("cuda:0")));
   const std::string expected =
       "Expected all tensors to be on the same device, but found at least two devices, cuda:0 and cpu!";
-  EXPECT_EQ(error_of([&] { ones({3, 2}, kF).mm(on_cuda); }), expected);
-  EXPECT_EQ(error_of([&] { on_cuda.matmul(ones({3}, kF)); }), expected);
-  EXPECT_EQ(error_of([&] { ones({2, 2}, kF).addmm(on_cuda, ones({3, 2}, kF)); }), expected);
-  EXPECT_EQ(error_of([&] { ones({2, 2, 3}, kF).bmm(on_cuda.as_strided({1, 2, 3}, {6, 3, 1})); }), expected);
+  EXPECT_EQ(error_of([&] { ones({3, 2}).mm(on_cuda); }), expected);
+  EXPECT_EQ(error_of([&] { on_cuda.matmul(ones({3})); }), expected);
+  EXPECT_EQ(error_of([&] { ones({2, 2}).addmm(on_cuda, ones({3, 2})); }), expected);
+  EXPECT_EQ(error_of([&] { ones({2, 2, 3}).bmm(on_cuda.as_strided({1, 2, 3}, {6, 3, 1})); }), expected);
 }
 
 TEST(LinalgErrors, NothingIsModifiedOnError) {
@@ -596,7 +593,7 @@ TEST(LinalgThreads, OpenBlasFollowsCtorchThreadCount) {
   using GetThreads = int (*)();
   auto get = reinterpret_cast<GetThreads>(dlsym(RTLD_DEFAULT, "openblas_get_num_threads"));
   ASSERT_NE(get, nullptr);
-  ones({64, 64}, kF).mm(ones({64, 64}, kF));
+  ones({64, 64}).mm(ones({64, 64}));
   EXPECT_EQ(get(), get_num_threads());
   const int before = get_num_threads();
   set_num_threads(1);
@@ -605,4 +602,15 @@ TEST(LinalgThreads, OpenBlasFollowsCtorchThreadCount) {
                  make({90, 70}, kFloat, 61), "one thread");
   set_num_threads(before);
   EXPECT_EQ(get(), before);
+}
+
+TEST(LinalgMatmul, ViewsFromShapeOps) {
+  // The layouts that t(), transpose() and expand() produce are multiplied in place, with the same values.
+  const Tensor a = make({6, 5}, kFloat, 70), b = make({4, 6}, kFloat, 71);
+  expect_matches(a.t().mm(b.t()), a.t().contiguous(), b.t().contiguous(), "t() @ t()");
+  const Tensor batch = make({3, 5, 4}, kDouble, 72);
+  expect_matches(batch.transpose(1, 2).bmm(batch), batch.transpose(1, 2).contiguous(), batch, "transpose(1, 2) @ batch");
+  const Tensor row = make({1, 4, 5}, kDouble, 73);
+  expect_matches(row.expand({3, 4, 5}).bmm(batch), row.expand({3, 4, 5}).contiguous(), batch, "expand @ batch");
+  expect_matches(a.matmul(make({5}, kFloat, 74).expand({5})), a, make({5}, kFloat, 74), "matrix @ vector");
 }
