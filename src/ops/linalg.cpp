@@ -186,7 +186,7 @@ Tensor product(const Tensor& a, const Tensor& b, IntArrayRef out_shape, IntArray
   return out;
 }
 
-/// The leading (batch) sizes of a tensor with at least `matrix_dims` trailing matrix dims.
+/// The batch sizes of a matmul operand: all but its last two dims (none for 1-D and 2-D).
 IntArrayRef batch_sizes(const Tensor& t) {
   return IntArrayRef(t.sizes().data(), static_cast<size_t>(std::max<int64_t>(t.dim() - 2, 0)));
 }
