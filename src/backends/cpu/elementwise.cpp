@@ -1,6 +1,7 @@
 // The cpu backend's elementwise kernels: the single-source functors run by the cpu launcher.
 #include <limits>
 
+#include "backends/cpu/blas.h"
 #include "backends/cpu/launch.h"
 #include "backends/cpu/random.h"
 #include "kernels/dispatch.h"
@@ -158,6 +159,7 @@ const KernelTable& cpu_kernels() {
       .cast_copy = backends::cpu::cast_copy,
       .fill = backends::cpu::fill,
       .where = backends::cpu::where,
+      .gemm = backends::cpu::gemm,
       .random = backends::cpu::random,
   };
   return table;

@@ -72,6 +72,19 @@ void where(ScalarType dtype, const ElementwisePlan& plan, char* const* data, Str
   instance().enqueue(stream, [l, dtype] { ops::cpu_kernels().where(dtype, l.plan, l.data, kCpuStream); }, "where");
 }
 
+// The cpu walker of the CUDA random kernels (same grid, same values), run on the stream.
+void random(kernels::RandomOp op, ScalarType dtype, const ElementwisePlan& plan, char* const* data, uint64_t seed,
+            uint64_t offset, const kernels::RandomArgs& args, int sm_count, int max_threads_per_sm, Stream stream) {
+  Launch l = prepare(plan, data, stream);
+  instance().enqueue(
+      stream,
+      [l, op, dtype, seed, offset, args, sm_count, max_threads_per_sm] {
+        ops::cpu_kernels().random(op, dtype, l.plan, l.data, seed, offset, args, sm_count, max_threads_per_sm,
+                                  kCpuStream);
+      },
+      "random");
+}
+
 }  // namespace
 
 /// The emulated backend's kernel table.
@@ -82,6 +95,7 @@ const ops::KernelTable& kernels() {
       .cast_copy = cast_copy,
       .fill = fill,
       .where = where,
+      .random = random,
   };
   return table;
 }
