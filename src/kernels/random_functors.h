@@ -15,7 +15,8 @@
 // Relation to PyTorch 1.13 + curand for the same (seed, offset, grid):
 //   - uniform_/rand, random_/randint, bernoulli_(p) and bernoulli(p tensor) give the same bits:
 //     curand's conversions (x * 2^-32 + 2^-33, (x ^ y << 21) * 2^-53 + 2^-54) are exact products
-//     plus one rounding, so contraction cannot change them either.
+//     plus one rounding, so contraction cannot change them either. uniform_ on half and bfloat16
+//     follows PyTorch >= 2.1 where 1.13 could return `to` (see UniformSampler).
 //   - normal_/randn are close, not equal: curand evaluates logf and __sincosf (float) or log and
 //     sincospi (double) with device intrinsics; ctorch uses random_math.h. Float values differ by
 //     up to about 1e-6 absolute (the error of __sincosf), double values by a few ulps.
@@ -162,13 +163,17 @@ using random_acc_t = std::conditional_t<std::is_same_v<T, double>, double, float
 
 // ---- samplers: one Philox block to `kUnroll` stored values ------------------------------------------
 
-/// uniform_: rand == 1 ? 0 : rand, then fma(rand, to - from, from) in the acc type.
+/// uniform_: v = fma(rand, to - from, from) in the acc type, cast to T, then `to` becomes `from`
+/// (PyTorch >= 2.1, pytorch/pytorch#96947). 1.13 mapped rand == 1 to 0 before the cast instead;
+/// both give the same bits for float and double rand (from 0, to 1), but 1.13 could return `to`
+/// itself for half and bfloat16 (and for ranges where fma rounds up to `to`).
 template <class T>
 struct UniformSampler {
   using value_type = T;
   using A = random_acc_t<T>;
   static constexpr int kUnroll = std::is_same_v<T, double> ? 2 : 4;
   A from{};
+  A to{};
   A range{};
 
   /// PyTorch's from/to/range for `T` (from and to cast to T; range = (to - from) rounded to T).
@@ -176,11 +181,11 @@ struct UniformSampler {
     const T f = T(static_cast<A>(from));
     const T t = T(static_cast<A>(to));
     const A range = static_cast<A>(T(static_cast<A>(t) - static_cast<A>(f)));
-    return UniformSampler{static_cast<A>(f), range};
+    return UniformSampler{static_cast<A>(f), static_cast<A>(t), range};
   }
   CTORCH_HD T transform(A r) const {
-    r = r == A(1) ? A(0) : r;
-    return T(std::fma(r, range, from));
+    const T v = T(std::fma(r, range, from));
+    return static_cast<A>(v) == to ? T(from) : v;
   }
   CTORCH_HD void operator()(PhiloxBlock b, T* out) const {
     if constexpr (kUnroll == 2) {

@@ -354,13 +354,24 @@ TEST(CudaRandomCpuKernel, UniformFloatMatchesTheKernelLoop) {
     const auto want = reference_kernel<float, 4>(n, 42, 8, 2, 512, [](PhiloxBlock b, float* v) {
       const uint32_t w[4] = {b.x, b.y, b.z, b.w};
       for (int i = 0; i < 4; ++i) {
-        float r = static_cast<float>(w[i]) * 2.3283064e-10f + 2.3283064e-10f / 2.0f;
-        r = r == 1.0f ? 0.0f : r;
-        v[i] = std::fma(r, 5.0f, -2.0f);
+        const float r = static_cast<float>(w[i]) * 2.3283064e-10f + 2.3283064e-10f / 2.0f;
+        const float value = std::fma(r, 5.0f, -2.0f);
+        v[i] = value == 3.0f ? -2.0f : value;
       }
     });
     EXPECT_EQ(got, want) << n;
   }
+}
+
+TEST(CudaRandomCpuKernel, HalfAndBFloat16UniformStayBelowTo) {
+  // Words near 2^32 give rand just below 1, which rounds to 1 in half and bfloat16.
+  const kernels::UniformSampler<Half> h = kernels::UniformSampler<Half>::make(0, 1);
+  EXPECT_EQ(static_cast<float>(h.transform(kernels::curand_uniform(0xFFFFF000u))), 0.0f);
+  EXPECT_EQ(static_cast<float>(h.transform(0.25f)), 0.25f);
+  const kernels::UniformSampler<BFloat16> b = kernels::UniformSampler<BFloat16>::make(0, 1);
+  EXPECT_EQ(static_cast<float>(b.transform(kernels::curand_uniform(0xFFFF0000u))), 0.0f);
+  const auto values = run_cpu<Half>(RandomOp::Uniform, kFloat16, 200000, 3, 0, RandomArgs{0, 1}, 4, 2048);
+  for (Half v : values) ASSERT_LT(static_cast<float>(v), 1.0f);
 }
 
 TEST(CudaRandomCpuKernel, DoubleAndWideIntegerDrawsUseTwoValuesPerDraw) {
