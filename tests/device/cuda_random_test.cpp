@@ -19,6 +19,7 @@
 #include "ctorch/generator.h"
 #include "ctorch/random.h"
 #include "runtime/current.h"
+#include "runtime/device_runtime.h"
 
 #if __has_include("ctorch/emulation.h")
 #include "ctorch/emulation.h"
@@ -63,12 +64,15 @@ uint64_t seed_of(const Tensor& state) {
   return seed;
 }
 
-// Two emulated devices with A100-like limits (108 SMs, 2048 threads per SM).
+// Two CUDA devices: emulated ones (default properties: 108 SMs, 2048 threads per SM) unless the
+// process already runs on two or more real devices. Emulation stays on for the rest of the run.
 class CudaRandom : public ::testing::Test {
  protected:
   void SetUp() override {
 #if CTORCH_TEST_HAS_EMULATION
-    if (cuda::device_count() < 2) {
+    // Switch to emulation only when no real CUDA runtime would be replaced.
+    const bool replaceable = impl::runtime_for(DeviceType::CUDA) == nullptr || cuda::is_emulated();
+    if (cuda::device_count() < 2 && replaceable) {
       try {
         cuda::EmulationConfig config;
         config.devices = 2;
