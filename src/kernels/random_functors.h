@@ -18,8 +18,8 @@
 //     plus one rounding, so contraction cannot change them either. uniform_ on half and bfloat16
 //     follows PyTorch >= 2.1 where 1.13 could return `to` (see UniformSampler).
 //   - normal_/randn are close, not equal: curand evaluates logf and __sincosf (float) or log and
-//     sincospi (double) with device intrinsics; ctorch uses random_math.h. Float values differ by
-//     up to about 1e-6 absolute (the error of __sincosf), double values by a few ulps.
+//     sincospi (double) with device code; ctorch uses random_math.h. Float values differ by a few
+//     1e-6 absolute (the error of the fast __sincosf intrinsic), double values by a few ulps.
 //   - Tensors of 2^31 elements or more: PyTorch splits them into 32-bit-indexed launches, each
 //     with its own philox_cuda_state; ctorch uses one launch with 64-bit indices.
 //
