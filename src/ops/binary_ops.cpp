@@ -139,7 +139,7 @@ Tensor where(const Tensor& condition, const Tensor& x, const Tensor& y) {
   const ScalarType dtype = result_type(x, y);
   const DimVector shape = broadcast_shapes(broadcast_shapes(condition.sizes(), x.sizes()), y.sizes());
   const Tensor c = condition.to(kBool), xc = x.to(dtype), yc = y.to(dtype);
-  Tensor out = empty(shape, TensorOptions().dtype(dtype).device(device));
+  Tensor out = ops::empty_output(shape, TensorOptions().dtype(dtype).device(device), {&condition, &x, &y});
   if (out.numel() == 0) return out;
   kernels::ElementwisePlan plan = ops::make_plan(out, {&c, &xc, &yc});
   char* data[kernels::kMaxOperands];

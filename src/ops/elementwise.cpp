@@ -36,6 +36,77 @@ Device common_device(std::initializer_list<const Tensor*> tensors) {
   return first ? first->device() : Device(DeviceType::CPU);
 }
 
+namespace {
+
+// empty_output for operands that are not all contiguous with the output's shape.
+[[gnu::noinline]] Tensor empty_output_strided(IntArrayRef shape, const TensorOptions& options,
+                                              std::initializer_list<const Tensor*> inputs) {
+  // TensorIterator's second fast setup: operands all of the output's shape with the same dense
+  // strides give an output with those strides.
+  bool same = true;
+  const Tensor* first = nullptr;
+  for (const Tensor* t : inputs) {
+    if (!first) first = t;
+    same = same && t->sizes() == shape && t->strides() == first->strides();
+  }
+  if (same && first && is_non_overlapping_and_dense(*first)) return empty_strided(shape, first->strides(), options);
+  // General case (TensorIterator::reorder_dimensions): order dims fastest-first by the inputs'
+  // strides (the first input with a non-broadcast, unequal pair decides), then lay the output out
+  // densely in that order. Broadcast dims have stride 0 and never decide.
+  const int64_t n = static_cast<int64_t>(shape.size());
+  CTORCH_CHECK_NOT_IMPLEMENTED(n <= 64, "elementwise ops support at most 64 dims, got ", n);
+  auto stride_of = [&](const Tensor* t, int64_t d) -> int64_t {
+    const int64_t j = d - (n - t->dim());
+    if (j < 0 || (t->sizes()[j] == 1 && shape[d] != 1)) return 0;
+    return t->strides()[j];
+  };
+  auto should_swap = [&](int64_t d0, int64_t d1) {
+    for (const Tensor* t : inputs) {
+      const int64_t s0 = stride_of(t, d0), s1 = stride_of(t, d1);
+      if (s0 == 0 || s1 == 0) continue;
+      if (s0 < s1) return -1;
+      if (s0 > s1) return 1;
+      if (shape[d0] > shape[d1]) return 1;
+    }
+    return 0;
+  };
+  int64_t perm[64];
+  for (int64_t i = 0; i < n; ++i) perm[i] = n - 1 - i;
+  for (int64_t i = 1; i < n; ++i) {
+    int64_t d1 = i;
+    for (int64_t j = 1; j <= i; ++j) {
+      const int64_t d0 = i - j;
+      const int c = should_swap(perm[d0], perm[d1]);
+      if (c > 0) {
+        std::swap(perm[d0], perm[d1]);
+        d1 = d0;
+      } else if (c < 0) {
+        break;
+      }
+    }
+  }
+  bool inverted = true;
+  for (int64_t i = 0; i < n && inverted; ++i) inverted = perm[i] == n - 1 - i;
+  if (inverted) return empty(shape, options);
+  DimVector strides(static_cast<size_t>(n));
+  int64_t next = 1;
+  for (int64_t i = 0; i < n; ++i) {
+    strides[perm[i]] = next;
+    next *= shape[perm[i]];
+  }
+  return empty_strided(shape, strides, options);
+}
+
+}  // namespace
+
+Tensor empty_output(IntArrayRef shape, const TensorOptions& options, std::initializer_list<const Tensor*> inputs) {
+  // TensorIterator's first fast setup: all operands contiguous with the output's shape.
+  for (const Tensor* t : inputs) {
+    if (!t->is_contiguous() || t->sizes() != shape) return empty_output_strided(shape, options, inputs);
+  }
+  return empty(shape, options);
+}
+
 ElementwisePlan make_plan(const Tensor& out, std::initializer_list<const Tensor*> inputs) {
   ElementwisePlan p;
   p.noperands = 1 + static_cast<int>(inputs.size());
@@ -61,13 +132,29 @@ ElementwisePlan make_plan(const Tensor& out, std::initializer_list<const Tensor*
   for (const Tensor* t : inputs) ops[k++] = t;
   for (k = 0; k < p.noperands; ++k) p.element_size[k] = ops[k]->element_size();
 
-  // Walk out's dims fastest-first, skipping size-1 dims and merging a dim into the previous one
-  // when every operand steps through both as through one (stride = size * inner stride).
+  // Walk out's dims fastest-first (in the order of out's strides, so a permuted output is written
+  // in memory order), skipping size-1 dims and merging a dim into the previous one when every
+  // operand steps through both as through one (stride = size * inner stride).
+  CTORCH_CHECK_NOT_IMPLEMENTED(n <= 64, "elementwise ops support at most 64 dims, got ", n);
+  int64_t order[64];
+  int64_t nonunit = 0;
+  for (int64_t i = n - 1; i >= 0; --i) {
+    if (out.sizes()[i] != 1) order[nonunit++] = i;
+  }
+  if (!out.is_contiguous()) {
+    const IntArrayRef os = out.strides();
+    for (int64_t i = 1; i < nonunit; ++i) {  // stable insertion sort by out's stride
+      const int64_t d = order[i];
+      int64_t j = i;
+      for (; j > 0 && os[order[j - 1]] > os[d]; --j) order[j] = order[j - 1];
+      order[j] = d;
+    }
+  }
   int nd = 0;
   int64_t st[kernels::kMaxOperands];
-  for (int64_t i = n - 1; i >= 0; --i) {
+  for (int64_t o = 0; o < nonunit; ++o) {
+    const int64_t i = order[o];
     const int64_t size = out.sizes()[i];
-    if (size == 1) continue;
     bool merge = nd > 0;
     for (k = 0; k < p.noperands; ++k) {
       const Tensor& t = *ops[k];
@@ -236,7 +323,8 @@ Tensor binary_op(BinaryOp op, const Tensor& a, const Tensor& b, const OpArgs& ar
   check_alpha(op, common, args.alpha);
   const Tensor ac = a.to(common), bc = b.to(common);
   check_divisor(op, common, bc);
-  Tensor out = empty(shape, TensorOptions().dtype(kernels::produces_bool(op) ? kBool : common).device(device));
+  Tensor out = empty_output(shape, TensorOptions().dtype(kernels::produces_bool(op) ? kBool : common).device(device),
+                            {&a, &b});
   if (out.numel() == 0) return out;
   ElementwisePlan plan = make_plan(out, {&ac, &bc});
   char* data[kernels::kMaxOperands];
@@ -257,7 +345,8 @@ Tensor binary_op(BinaryOp op, const Tensor& t, const Scalar& s, ScalarOperand si
   } else {
     check_divisor(op, common, tc);
   }
-  Tensor out = empty(t.sizes(), TensorOptions().dtype(kernels::produces_bool(op) ? kBool : common).device(t.device()));
+  Tensor out = empty_output(t.sizes(),
+                            TensorOptions().dtype(kernels::produces_bool(op) ? kBool : common).device(t.device()), {&t});
   if (out.numel() == 0) return out;
   ElementwisePlan plan = make_plan(out, {&tc});
   char* data[kernels::kMaxOperands];
@@ -341,7 +430,7 @@ Tensor unary_op(UnaryOp op, const Tensor& t, bool to_float, const OpArgs& args) 
   ScalarType dtype = t.dtype();
   if (to_float && is_integral(dtype, true)) dtype = get_default_dtype();
   const Tensor in = t.to(dtype);
-  Tensor out = empty(t.sizes(), TensorOptions().dtype(dtype).device(t.device()));
+  Tensor out = empty_output(t.sizes(), TensorOptions().dtype(dtype).device(t.device()), {&t});
   if (out.numel() == 0) return out;
   ElementwisePlan plan = make_plan(out, {&in});
   char* data[kernels::kMaxOperands];

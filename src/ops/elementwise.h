@@ -15,6 +15,10 @@ namespace ctorch::ops {
 int64_t wrap_dim(int64_t dim, int64_t ndim);
 /// The device all `tensors` share; throws PyTorch's "Expected all tensors to be on the same device".
 Device common_device(std::initializer_list<const Tensor*> tensors);
+/// A new output of `shape` for an elementwise op on `inputs`, laid out as TensorIterator lays it
+/// out: contiguous for contiguous inputs, else following the inputs' dim order (x.t() + 1 is
+/// transposed too).
+Tensor empty_output(IntArrayRef shape, const TensorOptions& options, std::initializer_list<const Tensor*> inputs);
 /// Plan for writing `out` from `inputs`, each broadcast to out's shape.
 kernels::ElementwisePlan make_plan(const Tensor& out, std::initializer_list<const Tensor*> inputs);
 /// Data pointers in plan order (out first).

@@ -111,7 +111,9 @@ ops::OpArgs clamp_args(ScalarType dtype, const std::optional<Scalar>& min, const
 Tensor Tensor::clamp(std::optional<Scalar> min, std::optional<Scalar> max) const {
   const ScalarType dtype = clamp_dtype(*this, min, max);
   if (min && max && (is_nan(min) || is_nan(max))) {  // PyTorch fills with NaN when a bound is NaN
-    return full(sizes(), NAN, TensorOptions().dtype(dtype).device(device()));
+    Tensor out = ops::empty_output(sizes(), TensorOptions().dtype(dtype).device(device()), {this});
+    ops::fill_into(out, NAN);
+    return out;
   }
   const ops::OpArgs args = clamp_args(dtype, min, max);
   return unary_op(UnaryOp::Clamp, to(dtype), false, args);

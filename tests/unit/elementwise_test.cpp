@@ -1073,7 +1073,7 @@ TEST(ElementwiseLayout, NonContiguousInputs) {
   EXPECT_EQ(floats(t * t), (std::vector<float>{0, 9, 1, 16, 4, 25}));
   EXPECT_EQ(floats(t + tensor({10.0, 20.0})), (std::vector<float>{10, 23, 11, 24, 12, 25}));
   EXPECT_EQ(floats(t.neg()), (std::vector<float>{-0.0f, -3, -1, -4, -2, -5}));
-  EXPECT_TRUE((t + 1).is_contiguous());
+  EXPECT_FALSE((t + 1).is_contiguous());  // the output follows the input's layout
   // Every other element, and a broadcast (stride 0) operand.
   Tensor base = arange(10, TensorOptions(kFloat));
   Tensor even = base.as_strided({5}, {2});
@@ -1224,4 +1224,33 @@ TEST(ElementwiseParallel, LargeStridedOperandsMatchSerialResults) {
   EXPECT_EQ(error_of([&] { odd.remainder_(divisor); }), "ZeroDivisionError");
   EXPECT_EQ(longs(big)[1], -1);
   set_num_threads(saved);
+}
+
+TEST(ElementwiseLayout, OutputsFollowTheInputsLayoutLikeTensorIterator) {
+  auto strides = [](const Tensor& t) { return t.strides().vec(); };
+  Tensor t = zeros({6}).as_strided({3, 2}, {1, 3});  // a transposed 2 x 3
+  EXPECT_EQ(strides(t.exp()), (std::vector<int64_t>{1, 3}));
+  EXPECT_EQ(strides(t + 1), (std::vector<int64_t>{1, 3}));
+  EXPECT_EQ(strides(t + t), (std::vector<int64_t>{1, 3}));
+  EXPECT_EQ(strides(t == 0), (std::vector<int64_t>{1, 3}));
+  EXPECT_EQ(strides(where(t > 0, t, t)), (std::vector<int64_t>{1, 3}));
+  EXPECT_EQ(strides(t.clamp(0, 1)), (std::vector<int64_t>{1, 3}));
+  EXPECT_EQ(strides(t.clamp(NAN, 1)), (std::vector<int64_t>{1, 3}));
+  // With mixed layouts the first operand that orders two dims decides; broadcast dims never do.
+  EXPECT_EQ(strides(t + zeros({3, 2})), (std::vector<int64_t>{1, 3}));
+  EXPECT_EQ(strides(zeros({3, 2}) + t), (std::vector<int64_t>{2, 1}));
+  EXPECT_EQ(strides(zeros({3, 1}) + t), (std::vector<int64_t>{1, 3}));
+  EXPECT_EQ(strides(t + tensor(1.0)), (std::vector<int64_t>{1, 3}));
+  // A dense permutation is copied; a strided (non-dense) input gets a contiguous-in-order output.
+  Tensor p = zeros({24}).as_strided({4, 2, 3}, {1, 12, 4});
+  EXPECT_EQ(strides(p * 2), (std::vector<int64_t>{1, 12, 4}));
+  EXPECT_EQ(strides(p + zeros({4, 1, 1})), (std::vector<int64_t>{1, 12, 4}));
+  Tensor every_other = zeros({24}).as_strided({4, 3}, {6, 2});
+  EXPECT_EQ(strides(every_other + 1), (std::vector<int64_t>{3, 1}));
+  Tensor expanded = zeros({3}).as_strided({3, 4}, {1, 0});
+  EXPECT_EQ(strides(expanded + 1), (std::vector<int64_t>{4, 1}));
+  // Values are unaffected by the layout.
+  Tensor v = arange(6, TensorOptions(kFloat)).as_strided({3, 2}, {1, 3});
+  EXPECT_EQ(floats((v * 10).contiguous()), (std::vector<float>{0, 30, 10, 40, 20, 50}));
+  EXPECT_EQ(floats(v + arange(2, TensorOptions(kFloat))), (std::vector<float>{0, 4, 1, 5, 2, 6}));
 }
