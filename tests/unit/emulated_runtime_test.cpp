@@ -7,6 +7,7 @@
 #include <atomic>
 #include <csignal>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <string>
 #include <thread>
@@ -159,6 +160,36 @@ TEST(EmulatedConfig, EmulateRegistersTheRuntime) {
   // Leave things as they were.
   backends::emulated::instance().configure(saved);
   impl::register_runtime(DeviceType::CUDA, before);
+}
+
+// runtime_from_environment() reads the variable once per process, so each case runs in a child
+// process that inherits the variable (death-test machinery, exit code 0 = as expected).
+TEST(EmulatedConfig, RuntimeFromEnvironment) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  auto run_with = [](const char* value, auto check) {
+    setenv("CTORCH_EMULATED_CUDA", value, 1);
+    EXPECT_EXIT(std::exit(check() ? 0 : 1), testing::ExitedWithCode(0), "") << "CTORCH_EMULATED_CUDA=" << value;
+    unsetenv("CTORCH_EMULATED_CUDA");
+  };
+  using backends::emulated::instance;
+  using backends::emulated::runtime_from_environment;
+  run_with("devices=3,memory=1MiB", [] {
+    impl::DeviceRuntime* r = runtime_from_environment();
+    return r == &instance() && r->device_count() == 3 && r->properties(2).total_memory == kMiB &&
+           runtime_from_environment() == r;
+  });
+  run_with("2", [] { return runtime_from_environment() != nullptr && instance().device_count() == 2; });
+  run_with("0", [] { return runtime_from_environment() == nullptr; });
+  run_with("", [] { return runtime_from_environment() == nullptr; });
+  run_with("devices=0,memory=1GiB", [] { return runtime_from_environment() == nullptr; });
+  run_with("devices=2,memroy=1GiB", [] {
+    try {
+      runtime_from_environment();
+      return false;
+    } catch (const ValueError& e) {
+      return std::string(e.what()).find("unknown key 'memroy'") != std::string::npos;
+    }
+  });
 }
 
 // --- identity and current device -----------------------------------------------------------

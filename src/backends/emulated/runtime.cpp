@@ -535,7 +535,8 @@ void EmulatedRuntime::raw_free(DeviceIndex index, void* ptr) noexcept {
       error = detail::str_cat("invalid device pointer: ", hex(ptr), " (raw_free on emulated cuda:", index,
                               ": not memory of this device)");
     } else {
-      drain_device(dev);  // cudaFree waits for the device's work
+      // cudaFree waits for the device's work; from a stream task that could deadlock.
+      if (!StreamWorker::current()) drain_device(dev);
       if (!dev.arena->deallocate(ptr)) {
         error = detail::str_cat("invalid device pointer: ", hex(ptr), " (raw_free on emulated cuda:", index,
                                 ": not the start of a live allocation; double free?)");
@@ -604,7 +605,8 @@ void* EmulatedRuntime::pinned_allocate(size_t bytes) {
 void EmulatedRuntime::pinned_free(void* ptr) noexcept {
   if (!ptr) return;
   if (!pinned_->contains(ptr)) return;  // not pinned memory: ignored (must not throw)
-  drain_all();  // cudaFreeHost waits for work that may still read or write the buffer
+  // cudaFreeHost waits for work that may still use the buffer; from a stream task that could deadlock.
+  if (!StreamWorker::current()) drain_all();
   pinned_->deallocate(ptr);
 }
 

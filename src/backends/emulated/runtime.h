@@ -18,9 +18,13 @@
 // - Copies from or to pageable host memory behave as cudaMemcpyAsync does: H2D stages the
 //   source before returning (the caller may reuse its buffer at once), D2H returns only after the
 //   copy has completed. Copies with pinned host memory (pinned_allocate) are fully asynchronous.
-// - raw_free and pinned_free wait for queued work first (raw_free: the owning device;
+// - raw_free and pinned_free wait for queued work first (raw_free: the owning device's streams;
 //   pinned_free: every device), as cudaFree/cudaFreeHost do, except when called from a stream
-//   task, where waiting could deadlock.
+//   task, where waiting could deadlock. A peer device's task still using freed memory fails its
+//   translate() (or, if it translated earlier, sees the poison pattern). Invalid frees cannot
+//   throw: they become a sticky error of the device, reported by synchronize_device.
+// - Copy and memset tasks check their device pointers twice: at enqueue (invalid argument, thrown
+//   to the caller) and again when they run (illegal memory access, sticky on the stream).
 // - Workers of instance() are stopped at process exit (atexit): the running task finishes, queued
 //   tasks are dropped, and later tasks run inline. The instance itself is leaked on purpose so
 //   that tensors destroyed during static destruction can still free their memory.

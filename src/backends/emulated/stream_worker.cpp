@@ -80,7 +80,7 @@ bool StreamWorker::done(Ticket t) const {
 
 bool StreamWorker::idle() const {
   std::lock_guard<std::mutex> lock(mu_);
-  return completed_ == submitted_;
+  return completed_ >= submitted_;
 }
 
 void StreamWorker::wait(Ticket t) const {
@@ -173,9 +173,15 @@ void StreamWorker::shutdown(std::chrono::milliseconds timeout) noexcept {
   } else if (exited) {
     thread_.join();
   } else {
-    // A task is blocked (e.g. on a latch nobody releases). Leave it; the process is exiting or
-    // the owner is being destroyed with work that never finishes.
+    // A task is blocked (e.g. on a latch nobody releases). Leave it, and count its queue as done
+    // so that later waits (raw_free during static destruction) do not hang on it.
     thread_.detach();
+    std::deque<Task> dropped;
+    lock.lock();
+    dropped.swap(queue_);
+    completed_ = submitted_;
+    done_cv_.notify_all();
+    lock.unlock();
   }
 }
 
