@@ -139,9 +139,17 @@ TEST(EmulatedConfig, ReconfigureIsRefusedWhileThingsAreAlive) {
   rt.destroy_event(e);
   expect_error<Error>([&] { rt.configure(small(3)); }, "while 1 allocation is alive");
   rt.raw_free(0, c);
+  std::atomic<bool> release{false};
+  Stream s = rt.create_stream(0, 0);
+  rt.enqueue(s, [&] { while (!release.load()) std::this_thread::yield(); }, "busy");
+  expect_error<Error>([&] { rt.configure(small(3)); }, "while 1 stream with queued work is alive");
+  release = true;
+  rt.synchronize_device(0);
   rt.configure(small(3));
   EXPECT_EQ(rt.device_count(), 3);
   EXPECT_EQ(rt.config().devices, 3);
+  // The old streams are gone with the old devices; the new ones start idle.
+  EXPECT_TRUE(rt.query_stream(s));
 }
 
 TEST(EmulatedConfig, EmulateRegistersTheRuntime) {

@@ -14,9 +14,10 @@
 // expects zeroed memory fails. Freed blocks are filled with kPoisonByte (0xDB) and quarantined.
 // The quarantine keeps the most recent kQuarantineBytes of freed memory per device poisoned and
 // committed; when it grows past that, the oldest entries have their pages (widened to page
-// boundaries, where still free) released with fallocate(PUNCH_HOLE); they then read as zero. A single free larger than the
-// quarantine skips the fill of its page-aligned interior and is released at once. So committed
-// memory stays at most live bytes + kQuarantineBytes + partial pages.
+// boundaries, where still free) released with fallocate(PUNCH_HOLE); they then read as zero.
+// A single free larger than the quarantine skips the fill of its page-aligned interior and is
+// released at once. So committed memory stays at most live bytes + kQuarantineBytes + partial
+// pages. Filling fresh memory commits it: an allocation costs a memset of its size.
 //
 // Liveness: a registry of live allocations answers translate() (is [p, p+n) inside ONE live
 // allocation? then the alias pointer) with the requested size as bound, so even the padding up

@@ -90,7 +90,8 @@ std::string stream_label(DeviceIndex device, StreamId id) {
 }
 
 [[noreturn]] void invalid_ordinal() {
-  CTORCH_CHECK_DEVICE(false, "CUDA error: invalid device ordinal\nGPU device may be out of range, do you have enough GPUs?");
+  CTORCH_CHECK_DEVICE(false,
+                      "CUDA error: invalid device ordinal\nGPU device may be out of range, do you have enough GPUs?");
   __builtin_unreachable();
 }
 
@@ -111,7 +112,8 @@ int slot_of(const DeviceState& dev, Stream s) {
   } else if (id > 0 && id / 2 - 1 < dev.blocking_count.load(std::memory_order_acquire)) {
     return kFirstBlockingSlot + static_cast<int>(id / 2 - 1);
   }
-  CTORCH_CHECK(false, "invalid stream ", s, " for emulated cuda:", dev.index, " (StreamId ", id, " was never created)");
+  CTORCH_CHECK(false, "invalid stream ", s, " for emulated cuda:", dev.index, " (StreamId ", id,
+               " was never created)");
   __builtin_unreachable();
 }
 
@@ -660,15 +662,15 @@ void EmulatedRuntime::copy_async(void* dst, DeviceIndex dst_index, const void* s
   }
   auto task = [this, dst, dst_index, src, src_index, bytes, exec, staged] {
     // Translated again: the memory may have been freed since the enqueue.
-    char* d = dst_index < 0 ? static_cast<char*>(dst) : static_cast<char*>(translate(dst, bytes, exec));
-    const char* from = src_index < 0 ? static_cast<const char*>(src) : static_cast<const char*>(translate(src, bytes, exec));
+    void* d = dst_index < 0 ? dst : translate(dst, bytes, exec);
+    const void* from = src_index < 0 ? src : translate(src, bytes, exec);
     std::memmove(d, from, bytes);
   };
+  CTORCH_CHECK(!dst_pageable || StreamWorker::current() != &w, "emulated copy_async to pageable host memory on ",
+               w.label(), " from a task running on it would wait for itself");
   const Ticket t = enqueue_internal(s, std::move(task), "copy_async", false);
   if (dst_pageable) {
     // cudaMemcpyAsync to pageable memory returns once the copy has completed.
-    CTORCH_CHECK(StreamWorker::current() != &w, "emulated copy_async to pageable host memory on ", w.label(),
-                 " from a task running on it would wait for itself");
     w.wait(t);
     std::string msg;
     if (w.sticky_error(t, &msg)) throw Error(msg);
