@@ -11,6 +11,8 @@
 #include "ctorch/stream.h"
 #include "kernels/elementwise_plan.h"
 #include "kernels/functors.h"
+#include "kernels/reduce_functors.h"
+#include "kernels/reduce_plan.h"
 
 namespace ctorch::ops {
 
@@ -42,6 +44,13 @@ struct KernelTable {
                Stream stream);
   /// data[0] = data[1] (bool) ? data[2] : data[3], all but the condition in `dtype`.
   void (*where)(ScalarType dtype, const kernels::ElementwisePlan& plan, char* const* data, Stream stream);
+  /// data[0] (dtype out) = op over plan's reduced dims of data[1] (dtype in); ArgMax/ArgMin also write int64
+  /// positions to data[2]; either output may be null for them. out == in, except: integral and bool sum/prod
+  /// give int64, and all/any read bool and write bool or uint8.
+  void (*reduce)(kernels::ReduceOp op, ScalarType in, ScalarType out, const kernels::ReducePlan& plan,
+                 char* const* data, const kernels::ReduceArgs& args, Stream stream);
+  /// data[0] = softmax (or log_softmax) of data[1] over plan's middle dim, both contiguous in `dtype`.
+  void (*softmax)(ScalarType dtype, bool log, const kernels::SoftmaxPlan& plan, char* const* data, Stream stream);
 };
 
 /// The kernels for `device`'s backend (throws DeviceError when none is available).
