@@ -18,8 +18,11 @@ class IntArrayRef {
   constexpr IntArrayRef(const int64_t& one) : data_(&one), size_(1) {}  // NOLINT
   /// A view of `n` values at `data`.
   constexpr IntArrayRef(const int64_t* data, size_t n) : data_(data), size_(n) {}
-  /// A view of an initializer list (valid for the full expression).
+  /// A view of an initializer list (valid for the full expression, as c10::ArrayRef).
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Winit-list-lifetime"
   constexpr IntArrayRef(std::initializer_list<int64_t> il) : data_(il.begin()), size_(il.size()) {}  // NOLINT
+#pragma GCC diagnostic pop
   /// A view of a vector.
   IntArrayRef(const std::vector<int64_t>& v) : data_(v.data()), size_(v.size()) {}  // NOLINT
 
@@ -34,7 +37,11 @@ class IntArrayRef {
   std::vector<int64_t> vec() const { return std::vector<int64_t>(begin(), end()); }
   /// Element-wise equality.
   bool operator==(IntArrayRef o) const {
-    return size_ == o.size_ && (size_ == 0 || std::memcmp(data_, o.data_, size_ * 8) == 0);
+    if (size_ != o.size_) return false;
+    for (size_t i = 0; i < size_; ++i) {
+      if (data_[i] != o.data_[i]) return false;
+    }
+    return true;
   }
   bool operator!=(IntArrayRef o) const { return !(*this == o); }
 

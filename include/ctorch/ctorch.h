@@ -1,6 +1,7 @@
 // The whole public API of ctorch.
 #pragma once
 
+#include "ctorch/cuda.h"
 #include "ctorch/device.h"
 #include "ctorch/dtype.h"
 #include "ctorch/error.h"
@@ -9,6 +10,7 @@
 #include "ctorch/indexing.h"
 #include "ctorch/ops.h"
 #include "ctorch/parallel.h"
+#include "ctorch/print_options.h"
 #include "ctorch/random.h"
 #include "ctorch/scalar.h"
 #include "ctorch/stream.h"

@@ -34,6 +34,8 @@ class TensorIndex {
   enum class Kind : int8_t { Integer, Slice, None, Ellipsis };
   TensorIndex(int64_t i) : kind_(Kind::Integer), integer_(i) {}  // NOLINT
   TensorIndex(int i) : kind_(Kind::Integer), integer_(i) {}      // NOLINT
+  /// Boolean indices (x[True]) are not supported; refuse them rather than index 0 or 1.
+  TensorIndex(bool) = delete;
   TensorIndex(Slice s) : kind_(Kind::Slice), slice_(s) {}        // NOLINT
   TensorIndex(NoneIndex) : kind_(Kind::None) {}                  // NOLINT
   TensorIndex(EllipsisIndex) : kind_(Kind::Ellipsis) {}          // NOLINT

@@ -19,6 +19,10 @@ ScalarType result_type(const Scalar& a, const Scalar& b);
 DimVector broadcast_shapes(IntArrayRef a, IntArrayRef b);
 
 inline Tensor add(const Tensor& a, const Tensor& b, const Scalar& alpha = 1) { return a.add(b, alpha); }
+/// out = a + alpha * b written into an existing tensor of the broadcast shape (torch.add(out=)).
+Tensor& add_out(Tensor& out, const Tensor& a, const Tensor& b, const Scalar& alpha = 1);
+/// out = a * b into an existing tensor.
+Tensor& mul_out(Tensor& out, const Tensor& a, const Tensor& b);
 inline Tensor sub(const Tensor& a, const Tensor& b, const Scalar& alpha = 1) { return a.sub(b, alpha); }
 inline Tensor mul(const Tensor& a, const Tensor& b) { return a.mul(b); }
 inline Tensor div(const Tensor& a, const Tensor& b, std::optional<std::string> mode = std::nullopt) {

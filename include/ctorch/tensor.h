@@ -116,6 +116,12 @@ class Tensor {
   Tensor to(const Tensor& other, bool non_blocking = false, bool copy = false) const;
   /// to(kCPU).
   Tensor cpu() const;
+  /// Moves to a cuda device (default: the current one); *this when already there.
+  Tensor cuda(std::optional<Device> device = std::nullopt, bool non_blocking = false) const;
+  /// cuda(cuda:index).
+  Tensor cuda(int index, bool non_blocking = false) const;
+  /// A copy in page-locked host memory (*this when already pinned); cpu tensors only.
+  Tensor pin_memory() const;
   /// Copies `src` into this tensor (broadcasting, converting dtype, across devices).
   Tensor& copy_(const Tensor& src, bool non_blocking = false);
   /// A new tensor with the same values (same dtype, device and strides where dense).

@@ -25,6 +25,8 @@ class TensorOptions {
   TensorOptions dtype(std::optional<ScalarType> t) const { auto o = *this; o.dtype_ = t; return o; }
   /// Copy with device set.
   TensorOptions device(Device d) const { auto o = *this; o.device_ = d; return o; }
+  /// Copy with the device named by `d` ("cuda:1").
+  TensorOptions device(const char* d) const { return device(Device(d)); }
   /// Copy with device set or cleared.
   TensorOptions device(std::optional<Device> d) const { auto o = *this; o.device_ = d; return o; }
   /// Copy with requires_grad set.

@@ -19,9 +19,10 @@ struct ElementwisePlan {
   int ndim = 0;
   int noperands = 0;
   int64_t numel = 0;
-  int64_t shape[kMaxDims] = {};
-  int64_t strides[kMaxOperands][kMaxDims] = {};
-  int64_t element_size[kMaxOperands] = {};
+  // Only the first ndim dims and noperands operands are meaningful (left uninitialized beyond).
+  int64_t shape[kMaxDims];
+  int64_t strides[kMaxOperands][kMaxDims];
+  int64_t element_size[kMaxOperands];
 
   /// True when every operand is dense over one flat dim (or the op has one element).
   CTORCH_HD bool is_contiguous() const {

@@ -6,7 +6,12 @@
 // than faulting fresh ones every call (PyTorch's CPU allocator faults fresh pages). A request
 // takes the smallest cached block that is at least as large and at most kMaxOversize larger.
 // The cache holds at most kMaxCachedBytes; beyond that, freed blocks go back to the system.
+// Small blocks (64 B to 1 MiB, power-of-two classes) are kept on per-thread free lists of
+// kSmallPerClass blocks each, so creating a small tensor costs a list pop instead of an aligned
+// malloc. Sanitizer builds skip the small cache so use-after-free stays visible.
+#include <array>
 #include <cstdlib>
+#include <utility>
 #include <map>
 #include <mutex>
 #include <new>
@@ -23,6 +28,59 @@ constexpr size_t kCacheMinBytes = size_t{1} << 20;      // 1 MiB
 constexpr size_t kMaxOversizeNum = 5, kMaxOversizeDen = 4;  // accept blocks up to 1.25x
 constexpr size_t kMaxCachedBytes = size_t{4} << 30;     // 4 GiB
 
+constexpr int kSmallClasses = 15;  // 64 B << 0 .. 64 B << 14 (1 MiB = kCacheMinBytes)
+constexpr int kSmallPerClass = 32;
+
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+constexpr bool kSmallCacheEnabled = false;
+#else
+constexpr bool kSmallCacheEnabled = true;
+#endif
+
+int small_class(size_t nbytes) {
+  int c = 0;
+  size_t size = kAlignment;
+  while (size < nbytes) {
+    size <<= 1;
+    ++c;
+  }
+  return c;
+}
+
+// Per-thread free lists; blocks freed on another thread join that thread's lists.
+struct SmallCache {
+  void* blocks[kSmallClasses][kSmallPerClass];
+  int count[kSmallClasses] = {};
+  ~SmallCache() {
+    for (int c = 0; c < kSmallClasses; ++c) {
+      for (int i = 0; i < count[c]; ++i) std::free(blocks[c][i]);
+    }
+  }
+};
+
+SmallCache& small_cache() {
+  // initial-exec: libctorch is linked, not dlopen'ed, so the cheap TLS model applies.
+  thread_local SmallCache cache __attribute__((tls_model("initial-exec")));
+  return cache;
+}
+
+template <int C>
+void free_small_class(void* ptr) {
+  SmallCache& cache = small_cache();
+  if (cache.count[C] < kSmallPerClass) {
+    cache.blocks[C][cache.count[C]++] = ptr;
+  } else {
+    std::free(ptr);
+  }
+}
+
+template <int... C>
+constexpr std::array<DeleterFn, sizeof...(C)> make_small_deleters(std::integer_sequence<int, C...>) {
+  return {&free_small_class<C>...};
+}
+static_assert((kAlignment << (kSmallClasses - 1)) >= kCacheMinBytes, "small classes must cover kCacheMinBytes");
+constexpr auto kSmallDeleters = make_small_deleters(std::make_integer_sequence<int, kSmallClasses>{});
+
 struct LargeBlock {
   void* ptr;
   size_t size;
@@ -33,6 +91,13 @@ class CpuAllocator final : public Allocator {
   DataPtr allocate(size_t nbytes) override {
     if (nbytes == 0) return DataPtr(nullptr, nullptr, nullptr, Device(DeviceType::CPU));
     if (nbytes < kCacheMinBytes) {
+      if (kSmallCacheEnabled) {
+        const int c = small_class(nbytes);
+        SmallCache& cache = small_cache();
+        void* p = cache.count[c] ? cache.blocks[c][--cache.count[c]] : std::aligned_alloc(kAlignment, kAlignment << c);
+        if (!p) throw_oom(nbytes);
+        return DataPtr(p, p, kSmallDeleters[c], Device(DeviceType::CPU));
+      }
       void* p = std::aligned_alloc(kAlignment, (nbytes + kAlignment - 1) / kAlignment * kAlignment);
       if (!p) throw_oom(nbytes);
       return DataPtr(p, p, &free_small, Device(DeviceType::CPU));

@@ -36,6 +36,20 @@ ElementwisePlan make_plan(const Tensor& out, std::initializer_list<const Tensor*
   ElementwisePlan p;
   p.noperands = 1 + static_cast<int>(inputs.size());
   p.numel = out.numel();
+  // Fast path: every operand contiguous with out's shape is one flat dim.
+  bool flat = out.is_contiguous();
+  for (const Tensor* t : inputs) flat = flat && t->is_contiguous() && t->sizes() == out.sizes();
+  if (flat) {
+    p.ndim = 1;
+    p.shape[0] = p.numel;
+    p.strides[0][0] = p.element_size[0] = out.element_size();
+    int j = 1;
+    for (const Tensor* t : inputs) {
+      p.strides[j][0] = p.element_size[j] = t->element_size();
+      ++j;
+    }
+    return p;
+  }
   const int64_t n = out.dim();
   const Tensor* ops[kernels::kMaxOperands];
   ops[0] = &out;

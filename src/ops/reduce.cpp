@@ -10,6 +10,7 @@
 #include "ctorch/ops.h"
 #include "kernels/reduce_functors.h"
 #include "kernels/reduce_plan.h"
+#include "ops/copy.h"
 #include "ops/elementwise.h"
 #include "ops/kernel_table.h"
 
@@ -25,12 +26,12 @@ using DimMask = std::bitset<64>;
 
 // PyTorch's make_dim_mask: an empty list reduces every dim; duplicates are an error.
 DimMask make_dim_mask(IntArrayRef dims, int64_t ndim) {
+  CTORCH_CHECK(ndim <= 64, "only tensors with up to 64 dims are supported");
   DimMask mask;
   if (dims.empty()) {
     mask.set();
     return mask;
   }
-  CTORCH_CHECK(ndim <= 64, "only tensors with up to 64 dims are supported");
   for (int64_t d : dims) {
     const int64_t w = wrap_dim(d, ndim);
     CTORCH_CHECK(!mask[w], "dim ", w, " appears multiple times in the list of dims");
@@ -42,6 +43,7 @@ DimMask make_dim_mask(IntArrayRef dims, int64_t ndim) {
 DimMask all_dims() { return DimMask().set(); }
 
 DimVector reduced_shape(const Tensor& self, const DimMask& mask, bool keepdim) {
+  CTORCH_CHECK(self.dim() <= 64, "only tensors with up to 64 dims are supported");
   DimVector shape;
   for (int64_t d = 0; d < self.dim(); ++d) {
     if (!mask[d]) {
@@ -127,6 +129,12 @@ ReducePlan make_reduce_plan(const Tensor& in, const DimMask& mask, bool keep_ord
   return p;
 }
 
+// Fails (before anything is allocated) when `device`'s backend has no reduction kernels.
+void require_reduce(Device device, const char* name) {
+  CTORCH_CHECK_NOT_IMPLEMENTED(kernels_for(device).reduce != nullptr, "[", name, "] the backend of ", device,
+                               " has no reduction kernels yet");
+}
+
 // Runs `op` over `in`; values (may be null for argmax) and indices (indexed ops) are preallocated.
 void launch(ReduceOp op, const Tensor& in, const DimMask& mask, ScalarType out_dtype, const ReduceArgs& args,
             const Tensor* values, const Tensor* indices) {
@@ -135,12 +143,13 @@ void launch(ReduceOp op, const Tensor& in, const DimMask& mask, ScalarType out_d
   const ReducePlan plan = make_reduce_plan(in, mask, kernels::reduce_op_indexed(op));
   char* data[3] = {values ? static_cast<char*>(values->data_ptr()) : nullptr, static_cast<char*>(in.data_ptr()),
                    indices ? static_cast<char*>(indices->data_ptr()) : nullptr};
-  kernels_for(in.device()).reduce(op, in.dtype(), out_dtype, plan, data, args, Stream::default_stream(in.device()));
+  kernels_for(in.device()).reduce(op, in.dtype(), out_dtype, plan, data, args, stream_for(in.device()));
 }
 
 // A reduction with one output of `out_dtype` (or values only, for ArgMax/ArgMin).
 Tensor reduce(ReduceOp op, const Tensor& self, const DimMask& mask, bool keepdim, ScalarType out_dtype,
               const ReduceArgs& args = {}) {
+  require_reduce(self.device(), "reduce");
   Tensor out = empty(reduced_shape(self, mask, keepdim), TensorOptions().dtype(out_dtype).device(self.device()));
   launch(op, self, mask, out_dtype, args, &out, nullptr);
   return out;
@@ -149,6 +158,7 @@ Tensor reduce(ReduceOp op, const Tensor& self, const DimMask& mask, bool keepdim
 // sum and prod: integers and bool accumulate in int64 in the kernel; other requested dtypes convert
 // the input first (as PyTorch does) or narrow the int64 result (the same value modulo 2^bits).
 Tensor sum_or_prod(ReduceOp op, const Tensor& self, const DimMask& mask, bool keepdim, ScalarType out_dtype) {
+  require_reduce(self.device(), op == ReduceOp::Sum ? "sum" : "prod");
   const bool reads_self = self.dtype() == out_dtype || (out_dtype == kLong && is_integral(self.dtype(), true));
   const Tensor in = reads_self ? self : self.to(out_dtype);
   const bool integral = is_integral(in.dtype(), true);
@@ -158,6 +168,7 @@ Tensor sum_or_prod(ReduceOp op, const Tensor& self, const DimMask& mask, bool ke
 
 // all and any read bool (non-zero, NaN included, is true).
 Tensor all_any(ReduceOp op, const Tensor& self, const DimMask& mask, bool keepdim) {
+  require_reduce(self.device(), op == ReduceOp::All ? "all" : "any");
   const Tensor in = self.dtype() == kBool ? self : self.ne(0);
   return reduce(op, in, mask, keepdim, self.dtype() == kUInt8 ? kUInt8 : kBool);
 }
@@ -188,6 +199,7 @@ std::tuple<Tensor, Tensor> extreme_with_indices(const Tensor& self, int64_t dim,
                                                 const char* name) {
   dim = wrap_dim(dim, self.dim());
   check_nonempty_dim(self, dim, name);
+  require_reduce(self.device(), name);
   DimMask mask;
   mask.set(dim);
   const DimVector shape = reduced_shape(self, mask, keepdim);
@@ -209,6 +221,7 @@ Tensor arg_extreme(const Tensor& self, std::optional<int64_t> dim, bool keepdim,
     mask.set();
   }
   check_no_bool(self, kernel);
+  require_reduce(self.device(), name);
   Tensor indices = empty(reduced_shape(self, mask, keepdim), TensorOptions().dtype(kLong).device(self.device()));
   launch(op, self, mask, self.dtype(), {}, nullptr, &indices);
   return indices;
@@ -217,6 +230,7 @@ Tensor arg_extreme(const Tensor& self, std::optional<int64_t> dim, bool keepdim,
 Tensor norm_impl(const Tensor& self, const Scalar& p, const DimMask& mask, bool explicit_dims, bool keepdim) {
   CTORCH_CHECK(self.is_floating_point(), "linalg.vector_norm: Expected a floating point or complex tensor as input. Got ",
                scalar_type_cpp_name(self.dtype()));
+  require_reduce(self.device(), "norm");
   const double ord = p.to_double();
   const double inf = std::numeric_limits<double>::infinity();
   if (self.numel() == 0 && (ord < 0 || ord == inf)) {
@@ -249,6 +263,8 @@ Tensor var_impl(const Tensor& self, std::optional<IntArrayRef> dim, int64_t corr
 
 Tensor softmax_impl(const Tensor& self, int64_t dim, std::optional<ScalarType> dtype, bool log) {
   const int64_t d = wrap_dim(dim, self.dim());
+  CTORCH_CHECK_NOT_IMPLEMENTED(kernels_for(self.device()).softmax != nullptr, "[softmax] the backend of ",
+                               self.device(), " has no softmax kernel yet");
   const Tensor in = (dtype ? self.to(*dtype) : self).contiguous();
   kernels::SoftmaxPlan plan;
   for (int64_t i = 0; i < self.dim(); ++i) {
@@ -264,7 +280,7 @@ Tensor softmax_impl(const Tensor& self, int64_t dim, std::optional<ScalarType> d
   Tensor out = empty(in.sizes(), in.options());
   if (out.numel() == 0) return out;
   char* data[2] = {static_cast<char*>(out.data_ptr()), static_cast<char*>(in.data_ptr())};
-  kernels_for(in.device()).softmax(in.dtype(), log, plan, data, Stream::default_stream(in.device()));
+  kernels_for(in.device()).softmax(in.dtype(), log, plan, data, stream_for(in.device()));
   return out;
 }
 
@@ -301,6 +317,7 @@ Tensor Tensor::mean(IntArrayRef dim, bool keepdim, std::optional<ScalarType> dty
   CTORCH_CHECK(ctorch::is_floating_point(out), "mean(): could not infer output dtype. ",
                dtype ? "Optional" : "Input", " dtype must be either a floating point or complex dtype. Got: ",
                scalar_type_cpp_name(out));
+  ops::require_reduce(device(), "mean");
   return reduce(ReduceOp::Mean, this->to(out), make_dim_mask(dim, this->dim()), keepdim, out);
 }
 

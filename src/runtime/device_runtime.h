@@ -115,10 +115,31 @@ class DeviceRuntime {
   virtual void memory_info(DeviceIndex index, size_t* free_bytes, size_t* total_bytes) = 0;
 };
 
+/// Optional interface of runtimes with RuntimeCapabilities::peer_access.
+class PeerAccess {
+ public:
+  virtual ~PeerAccess() = default;
+  /// True when kernels on `device` may access memory of `peer` (false for device == peer, as CUDA).
+  virtual bool can_access_peer(DeviceIndex device, DeviceIndex peer) const = 0;
+};
+
+/// PeerAccess::can_access_peer when `runtime` implements it, else false.
+inline bool runtime_can_access_peer(DeviceRuntime& runtime, DeviceIndex device, DeviceIndex peer) {
+  auto* p = dynamic_cast<PeerAccess*>(&runtime);
+  return p != nullptr && p->can_access_peer(device, peer);
+}
+
 /// The runtime registered for `type`, or null when none is (cuda not built or not enabled).
 DeviceRuntime* runtime_for(DeviceType type) noexcept;
+/// A backend's lazy constructor: returns its runtime when it can serve, else null.
+using RuntimeFactory = DeviceRuntime* (*)();
+/// Adds a factory consulted (lowest `priority` first) the first time `type`'s runtime is needed
+/// and none was registered. Backends call this at load time.
+void register_runtime_factory(DeviceType type, int priority, RuntimeFactory factory) noexcept;
 /// Registers (or with null, removes) the runtime for its type. Used by backends and tests.
 void register_runtime(DeviceType type, DeviceRuntime* runtime) noexcept;
+/// Why no runtime of `type` could be created (empty when none failed).
+std::string runtime_selection_error(DeviceType type);
 /// The runtime for `type`; throws DeviceError naming the reason when there is none.
 DeviceRuntime& require_runtime(DeviceType type);
 

@@ -63,7 +63,9 @@ Tensor zeros(IntArrayRef size, TensorOptions options) {
   return t;
 }
 
-Tensor ones(IntArrayRef size, TensorOptions options) { return full(size, 1, options); }
+Tensor ones(IntArrayRef size, TensorOptions options) {
+  return full(size, 1, options.dtype(options.dtype()));  // default dtype, not the fill value's
+}
 
 Tensor full(IntArrayRef size, const Scalar& value, TensorOptions options) {
   if (!options.has_dtype()) options = options.dtype(value.type());

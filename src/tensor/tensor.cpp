@@ -7,15 +7,19 @@
 #include "ctorch/factories.h"
 #include "ctorch/ops.h"
 #include "kernels/dispatch.h"
+#include "ops/copy.h"
 #include "ops/elementwise.h"
+#include "runtime/current.h"
 
 namespace ctorch {
 
 int64_t Tensor::size(int64_t dim) const {
+  CTORCH_CHECK_INDEX(this->dim() > 0, "dimension specified as ", dim, " but tensor has no dimensions");
   return sizes()[ops::wrap_dim(dim, this->dim())];
 }
 
 int64_t Tensor::stride(int64_t dim) const {
+  CTORCH_CHECK_INDEX(this->dim() > 0, "dimension specified as ", dim, " but tensor has no dimensions");
   return strides()[ops::wrap_dim(dim, this->dim())];
 }
 
@@ -96,8 +100,11 @@ Tensor empty_preserving(const Tensor& t, Device device, ScalarType dtype, bool p
 Tensor Tensor::to(const TensorOptions& options, bool non_blocking, bool copy) const {
   const ScalarType target_dtype = options.dtype_opt().value_or(dtype());
   Device target_device = options.device_opt().value_or(device());
+  if (target_device.is_cuda()) target_device = impl::ensure_has_index(target_device);
   if (target_dtype == dtype() && target_device == device() && !copy) return *this;
-  Tensor out = empty_preserving(*this, target_device, target_dtype);
+  // A non-blocking device-to-host copy lands in pinned memory, so it can stay asynchronous.
+  const bool pin_out = non_blocking && is_cuda() && target_device.is_cpu();
+  Tensor out = empty_preserving(*this, target_device, target_dtype, pin_out);
   out.copy_(*this, non_blocking);
   return out;
 }
@@ -144,9 +151,12 @@ Tensor& Tensor::copy_(const Tensor& src, bool non_blocking) {
   CTORCH_CHECK(IntArrayRef(shape) == sizes(), "output with shape ", sizes(), " doesn't match the broadcast shape ",
                IntArrayRef(shape));
   if (is_same(src)) return *this;
-  CTORCH_CHECK_NOT_IMPLEMENTED(device() == src.device(), "copy_ from ", src.device(), " to ", device(),
-                               " is not supported yet");
   if (numel() == 0) return *this;
+  if (device() != src.device()) {
+    ops::copy_between_devices(*this, src, non_blocking);
+    impl_->storage()->bump_version();
+    return *this;
+  }
   // A source overlapping the destination in a different layout is copied out first.
   const Tensor source = may_overlap(*this, src) && !(src.data_ptr() == data_ptr() && src.strides() == strides())
                             ? src.clone()
@@ -154,7 +164,7 @@ Tensor& Tensor::copy_(const Tensor& src, bool non_blocking) {
   kernels::ElementwisePlan plan = ops::make_plan(*this, {&source});
   char* data[kernels::kMaxOperands];
   ops::plan_data(data, *this, {&source});
-  ops::kernels_for(device()).cast_copy(dtype(), source.dtype(), plan, data, Stream::default_stream(device()));
+  ops::kernels_for(device()).cast_copy(dtype(), source.dtype(), plan, data, ops::stream_for(device()));
   impl_->storage()->bump_version();
   return *this;
 }
@@ -181,7 +191,7 @@ Tensor& Tensor::fill_(const Scalar& value) {
   kernels::ElementwisePlan plan = ops::make_plan(*this, {});
   char* data[kernels::kMaxOperands];
   ops::plan_data(data, *this, {});
-  ops::kernels_for(device()).fill(dtype(), plan, data, value, Stream::default_stream(device()));
+  ops::kernels_for(device()).fill(dtype(), plan, data, value, ops::stream_for(device()));
   impl_->storage()->bump_version();
   return *this;
 }

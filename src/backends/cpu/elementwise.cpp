@@ -1,6 +1,7 @@
 // The cpu backend's elementwise kernels: the single-source functors run by the cpu launcher.
 #include <limits>
 
+#include "backends/cpu/blas.h"
 #include "backends/cpu/launch.h"
 #include "kernels/dispatch.h"
 #include "kernels/functors.h"
@@ -163,15 +164,11 @@ const KernelTable& cpu_kernels() {
       .cast_copy = backends::cpu::cast_copy,
       .fill = backends::cpu::fill,
       .where = backends::cpu::where,
+      .gemm = backends::cpu::gemm,
       .reduce = backends::cpu::reduce_kernel,
       .softmax = backends::cpu::softmax_kernel,
   };
   return table;
-}
-
-const KernelTable& kernels_for(Device device) {
-  if (device.is_cpu()) return cpu_kernels();
-  CTORCH_CHECK_DEVICE(false, "Torch not compiled with CUDA enabled (ctorch: no kernels for ", device, ")");
 }
 
 }  // namespace ctorch::ops

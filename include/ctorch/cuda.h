@@ -1,0 +1,116 @@
+// ctorch::cuda — the torch.cuda module: device queries and management. Works with real CUDA
+// devices, with emulated ones (ctorch::cuda::emulate / CTORCH_EMULATED_CUDA), and without any.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <iosfwd>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "ctorch/device.h"
+
+namespace ctorch {
+class Tensor;
+}
+
+namespace ctorch::cuda {
+
+/// A device argument as torch.cuda accepts it: nothing (the current device), an index, a
+/// Device or a device string. Resolved with PyTorch's _get_device_index rules.
+class DeviceArg {
+ public:
+  /// The current device.
+  DeviceArg() = default;
+  /// cuda:index (negative indices pass through, as in PyTorch).
+  DeviceArg(int index) : kind_(Kind::Index), index_(index) {}  // NOLINT
+  /// A device; must be a cuda device.
+  DeviceArg(Device device) : kind_(Kind::Device), device_(device) {}  // NOLINT
+  /// A device string ("cuda:1").
+  DeviceArg(const char* text) : kind_(Kind::Device), device_(Device(text)) {}  // NOLINT
+  /// The index: `optional` lets an index-less device mean the current device.
+  int resolve(bool optional = true) const;
+
+ private:
+  enum class Kind : int8_t { None, Index, Device };
+  Kind kind_ = Kind::None;
+  int index_ = -1;
+  Device device_ = Device(DeviceType::CUDA);
+};
+
+/// True when at least one CUDA device (real or emulated) can be used. Never throws.
+bool is_available() noexcept;
+/// Number of usable CUDA devices (real or emulated); 0 without any. Never throws.
+int device_count() noexcept;
+/// Initializes CUDA now (torch.cuda.init); throws when no device is usable.
+void init();
+/// True once CUDA has been initialized (lazily, by the first call that needs a device).
+bool is_initialized() noexcept;
+/// Index of the calling thread's current device.
+int current_device();
+/// Makes `device` current for the calling thread (a negative index is a no-op).
+void set_device(DeviceArg device);
+/// Waits for all work on every stream of `device`.
+void synchronize(DeviceArg device = {});
+
+/// Properties of a device (torch.cuda.get_device_properties).
+struct DeviceProperties {
+  std::string name;
+  int major = 0;
+  int minor = 0;
+  size_t total_memory = 0;
+  int multi_processor_count = 0;
+  int max_threads_per_multi_processor = 0;
+  int warp_size = 32;
+  size_t L2_cache_size = 0;  // NOLINT: PyTorch's field name
+  bool is_integrated = false;
+  bool is_multi_gpu_board = false;
+  std::string uuid;
+  int pci_bus_id = 0;
+  int pci_device_id = 0;
+  int pci_domain_id = 0;
+};
+/// Prints PyTorch's repr: _CudaDeviceProperties(name='...', major=8, minor=0, total_memory=...MB, ...).
+std::ostream& operator<<(std::ostream& os, const DeviceProperties& p);
+
+/// Properties of `device`; an invalid index throws DeviceError("Invalid device id").
+DeviceProperties get_device_properties(DeviceArg device = {});
+/// The device's name.
+std::string get_device_name(DeviceArg device = {});
+/// (major, minor) compute capability.
+std::pair<int, int> get_device_capability(DeviceArg device = {});
+/// Architectures this build of ctorch has kernels for ("sm_80", ...); empty without real CUDA.
+std::vector<std::string> get_arch_list();
+/// nvcc -gencode flags of this build ("-gencode compute=compute_80,code=sm_80").
+std::string get_gencode_flags();
+/// True when `device` can access memory of `peer_device`.
+bool can_device_access_peer(DeviceArg device, DeviceArg peer_device);
+/// (free, total) bytes of `device` (cudaMemGetInfo).
+std::pair<size_t, size_t> mem_get_info(DeviceArg device = {});
+
+/// Makes a device current for the scope and restores the previous one (the
+/// `with torch.cuda.device(d):` block). A negative index makes it a no-op.
+class device {  // NOLINT(readability-identifier-naming): torch.cuda.device
+ public:
+  /// Switches to `d` (nothing: the current device).
+  explicit device(DeviceArg d);
+  ~device();
+  device(const device&) = delete;
+  device& operator=(const device&) = delete;
+  /// The index this block switched to (-1: no-op).
+  int idx() const { return idx_; }
+
+ private:
+  int idx_;
+  int prev_idx_ = -1;
+};
+
+/// torch.cuda.device_of(t): the device block of t's device; a no-op for cpu tensors.
+class device_of : public device {  // NOLINT(readability-identifier-naming)
+ public:
+  /// Switches to t's cuda device, if any.
+  explicit device_of(const Tensor& t);
+};
+
+}  // namespace ctorch::cuda

@@ -1,0 +1,17 @@
+#!/usr/bin/env bash
+# Installs the Debian packages ctorch's build, tests and benchmarks need. Idempotent; run as root.
+# Usage: scripts/install-deps.sh [--bench]   (--bench also installs libtorch-dev for comparisons)
+set -euo pipefail
+packages=(cmake g++ make libgtest-dev libgmock-dev libbenchmark-dev libopenblas-pthread-dev libopenblas-dev)
+if [[ "${1:-}" == "--bench" ]]; then packages+=(libtorch-dev); fi
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if ((${#missing[@]})); then
+  if [[ $(id -u) -ne 0 ]]; then echo "install-deps: need root to install: ${missing[*]}" >&2; exit 1; fi
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -qq
+  apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi
+echo "install-deps: all of ${packages[*]} installed"

@@ -1,0 +1,164 @@
+// torch.cuda device management over the runtime seam (same code for emulated and real CUDA).
+#include <iomanip>
+#include <ostream>
+#include <sstream>
+
+#include "ctorch/cuda.h"
+#include "ctorch/error.h"
+#include "ctorch/tensor.h"
+#include "runtime/current.h"
+#include "runtime/device_runtime.h"
+
+namespace ctorch::cuda {
+
+using impl::DeviceRuntime;
+
+namespace {
+
+DeviceRuntime& runtime() { return impl::lazy_init(DeviceType::CUDA); }
+
+}  // namespace
+
+int DeviceArg::resolve(bool optional) const {
+  switch (kind_) {
+    case Kind::None:
+      return current_device();
+    case Kind::Index:
+      return index_;
+    case Kind::Device:
+      CTORCH_CHECK_VALUE(device_.is_cuda(), "Expected a cuda device, but got: ", device_);
+      if (device_.has_index()) return device_.index();
+      CTORCH_CHECK_VALUE(optional, "Expected a torch.device with a specified index or an integer, but got:", device_);
+      return current_device();
+  }
+  return -1;
+}
+
+int device_count() noexcept {
+  DeviceRuntime* r = impl::runtime_for(DeviceType::CUDA);
+  return r ? r->device_count() : 0;
+}
+
+bool is_available() noexcept { return device_count() > 0; }
+
+void init() { runtime(); }
+
+bool is_initialized() noexcept { return impl::is_initialized(DeviceType::CUDA); }
+
+int current_device() { return runtime().current_device(); }
+
+void set_device(DeviceArg device) {
+  const int idx = device.resolve(/*optional=*/false);
+  if (idx < 0) return;
+  DeviceRuntime& r = runtime();
+  impl::check_device_index(DeviceType::CUDA, static_cast<DeviceIndex>(idx));
+  r.set_current_device(static_cast<DeviceIndex>(idx));
+}
+
+void synchronize(DeviceArg device) {
+  const int idx = device.resolve();
+  impl::check_device_index(DeviceType::CUDA, static_cast<DeviceIndex>(idx));
+  runtime().synchronize_device(static_cast<DeviceIndex>(idx));
+}
+
+namespace {
+
+int checked_index(const DeviceArg& device, const char* what = "Invalid device id") {
+  const int idx = device.resolve();
+  DeviceRuntime& r = runtime();
+  CTORCH_CHECK_DEVICE(idx >= 0 && idx < r.device_count(), what);
+  return idx;
+}
+
+}  // namespace
+
+DeviceProperties get_device_properties(DeviceArg device) {
+  const int idx = checked_index(device);
+  const impl::DeviceProperties p = runtime().properties(static_cast<DeviceIndex>(idx));
+  DeviceProperties out;
+  out.name = p.name;
+  out.major = p.major;
+  out.minor = p.minor;
+  out.total_memory = p.total_memory;
+  out.multi_processor_count = p.multi_processor_count;
+  out.max_threads_per_multi_processor = p.max_threads_per_multi_processor;
+  out.warp_size = p.warp_size;
+  out.L2_cache_size = p.l2_cache_size;
+  out.is_integrated = p.is_integrated;
+  out.is_multi_gpu_board = p.is_multi_gpu_board;
+  out.uuid = p.uuid;
+  out.pci_bus_id = p.pci_bus_id;
+  out.pci_device_id = p.pci_device_id;
+  out.pci_domain_id = p.pci_domain_id;
+  return out;
+}
+
+std::ostream& operator<<(std::ostream& os, const DeviceProperties& p) {
+  return os << "_CudaDeviceProperties(name='" << p.name << "', major=" << p.major << ", minor=" << p.minor
+            << ", total_memory=" << p.total_memory / (1024 * 1024) << "MB, multi_processor_count="
+            << p.multi_processor_count << ", uuid=" << p.uuid << ", L2_cache_size=" << p.L2_cache_size / (1024 * 1024)
+            << "MB)";
+}
+
+std::string get_device_name(DeviceArg device) { return get_device_properties(device).name; }
+
+std::pair<int, int> get_device_capability(DeviceArg device) {
+  const DeviceProperties p = get_device_properties(device);
+  return {p.major, p.minor};
+}
+
+std::vector<std::string> get_arch_list() {
+  std::vector<std::string> out;
+  if (!is_available()) return out;
+#ifdef CTORCH_CUDA_ARCH_LIST
+  std::istringstream ss(CTORCH_CUDA_ARCH_LIST);
+  for (std::string arch; std::getline(ss, arch, ';');) {
+    if (!arch.empty()) out.push_back("sm_" + arch);
+  }
+#endif
+  return out;
+}
+
+std::string get_gencode_flags() {
+  std::string flags;
+  for (const std::string& arch : get_arch_list()) {
+    const std::string num = arch.substr(3);
+    flags += (flags.empty() ? "" : " ") + std::string("-gencode compute=compute_") + num + ",code=" + arch;
+  }
+  return flags;
+}
+
+bool can_device_access_peer(DeviceArg device, DeviceArg peer_device) {
+  const int a = checked_index(device, "Invalid device id");
+  const int b = checked_index(peer_device, "Invalid peer device id");
+  return impl::runtime_can_access_peer(runtime(), static_cast<DeviceIndex>(a), static_cast<DeviceIndex>(b));
+}
+
+std::pair<size_t, size_t> mem_get_info(DeviceArg device) {
+  const int idx = device.resolve();
+  impl::check_device_index(DeviceType::CUDA, static_cast<DeviceIndex>(idx));
+  size_t free_bytes = 0, total_bytes = 0;
+  runtime().memory_info(static_cast<DeviceIndex>(idx), &free_bytes, &total_bytes);
+  return {free_bytes, total_bytes};
+}
+
+device::device(DeviceArg d) : idx_(d.resolve()) {
+  if (idx_ < 0) return;
+  DeviceRuntime& r = runtime();
+  impl::check_device_index(DeviceType::CUDA, static_cast<DeviceIndex>(idx_));
+  prev_idx_ = r.current_device();
+  if (prev_idx_ != idx_) r.set_current_device(static_cast<DeviceIndex>(idx_));
+}
+
+device::~device() {
+  if (idx_ < 0 || prev_idx_ < 0) return;
+  try {
+    DeviceRuntime& r = runtime();
+    if (r.current_device() != prev_idx_) r.set_current_device(static_cast<DeviceIndex>(prev_idx_));
+  } catch (...) {  // restoring a device that was valid cannot fail; never throw from a destructor
+  }
+}
+
+device_of::device_of(const Tensor& t) : device(t.is_cuda() ? DeviceArg(static_cast<int>(t.get_device())) : DeviceArg(-1)) {}
+
+}  // namespace ctorch::cuda

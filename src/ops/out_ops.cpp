@@ -1,0 +1,43 @@
+// Ops that write into a caller-provided output tensor (PyTorch's out= variants).
+#include "ctorch/ops.h"
+#include "ops/elementwise.h"
+
+namespace ctorch {
+namespace {
+
+Tensor& binary_out(kernels::BinaryOp op, Tensor& out, const Tensor& a, const Tensor& b, const ops::OpArgs& args) {
+  const Device device = ops::common_device({&out, &a, &b});
+  const ScalarType common = result_type(a, b);
+  CTORCH_CHECK(can_cast(common, out.dtype()), "result type ", scalar_type_cpp_name(common),
+               " can't be cast to the desired output type ", scalar_type_cpp_name(out.dtype()));
+  const DimVector shape = broadcast_shapes(a.sizes(), b.sizes());
+  CTORCH_CHECK(IntArrayRef(shape) == out.sizes(), "out= tensor has shape ", out.sizes(),
+               " but the result has shape ", IntArrayRef(shape), " (ctorch does not resize out= tensors)");
+  if (common != out.dtype()) {
+    out.copy_(ops::binary_op(op, a, b, args));
+    return out;
+  }
+  const Tensor ac = a.to(common), bc = b.to(common);
+  if (out.numel() == 0) return out;
+  kernels::ElementwisePlan plan = ops::make_plan(out, {&ac, &bc});
+  char* data[kernels::kMaxOperands];
+  ops::plan_data(data, out, {&ac, &bc});
+  ops::kernels_for(device).binary(op, common, ops::ScalarOperand::None, plan, data, args,
+                                  Stream::default_stream(device));
+  out.impl()->storage()->bump_version();
+  return out;
+}
+
+}  // namespace
+
+Tensor& add_out(Tensor& out, const Tensor& a, const Tensor& b, const Scalar& alpha) {
+  ops::OpArgs args;
+  args.alpha = alpha;
+  return binary_out(kernels::BinaryOp::Add, out, a, b, args);
+}
+
+Tensor& mul_out(Tensor& out, const Tensor& a, const Tensor& b) {
+  return binary_out(kernels::BinaryOp::Mul, out, a, b, {});
+}
+
+}  // namespace ctorch

@@ -1,0 +1,128 @@
+// Basic indexing: Tensor.__getitem__ / __setitem__ with integers, slices, None and Ellipsis.
+//
+// Follows PyTorch 1.13's aten/src/ATen/TensorIndexing.h (get_item, set_item, applySlicing,
+// copy_to): the result of index() is always a view sharing storage with self; index_put_
+// writes through such a view with copy_ / fill_.
+#include "ctorch/indexing.h"
+
+#include "ctorch/ops.h"
+
+namespace ctorch {
+namespace {
+
+using Kind = TensorIndex::Kind;
+
+Tensor alias_of(const Tensor& t) {
+  return Tensor(IntrusivePtr<TensorImpl>::make(t.impl()->storage(), t.dtype(), t.sizes(), t.strides(),
+                                               t.storage_offset()));
+}
+
+// impl::applySelect: bounds are reported against `real_dim`, the position in the index list.
+Tensor apply_select(const Tensor& t, int64_t dim, int64_t index, int64_t real_dim) {
+  CTORCH_CHECK_INDEX(t.dim() != 0,
+                     "invalid index of a 0-dim tensor. Use `tensor.item()` in Python or `tensor.item<T>()` in C++ "
+                     "to convert a 0-dim tensor to a number");
+  if (dim < t.dim()) {
+    const int64_t size = t.sizes()[dim];
+    CTORCH_CHECK_INDEX(size >= -index && size > index, "index ", index, " is out of bounds for dimension ", real_dim,
+                       " with size ", size);
+  }
+  return t.select(dim, index);
+}
+
+// impl::applySlice (negative steps are not supported, as in PyTorch).
+Tensor apply_slice(const Tensor& t, int64_t dim, const Slice& s) {
+  CTORCH_CHECK_VALUE(s.step > 0, "step must be greater than zero");
+  return t.slice(dim, s.start, s.stop, s.step);
+}
+
+// Resolves the indices to a view of self (get_item without the final alias).
+Tensor apply_indices(const Tensor& self, std::initializer_list<TensorIndex> indices) {
+  // A zero step is rejected when the Slice is built in PyTorch, before any indexing.
+  for (const TensorIndex& idx : indices) {
+    CTORCH_CHECK_VALUE(idx.kind() != Kind::Slice || idx.slice().step != 0, "slice step cannot be zero");
+  }
+  if (indices.size() == 1) {
+    const TensorIndex& idx = *indices.begin();
+    switch (idx.kind()) {
+      case Kind::Integer:
+        return apply_select(self, 0, idx.integer(), 0);
+      case Kind::Slice:
+        return apply_slice(self, 0, idx.slice());
+      case Kind::None:
+        return self.unsqueeze(0);
+      case Kind::Ellipsis:
+        return self;
+    }
+  }
+  int64_t specified = 0;
+  for (const TensorIndex& idx : indices) {
+    if (idx.kind() == Kind::Integer || idx.kind() == Kind::Slice) ++specified;
+  }
+  CTORCH_CHECK_INDEX(specified <= self.dim(), "too many indices for tensor of dimension ", self.dim());
+  Tensor result = self;
+  int64_t dim = 0;
+  int64_t real_dim = 0;
+  for (const TensorIndex& idx : indices) {
+    switch (idx.kind()) {
+      case Kind::Integer:
+        result = apply_select(result, dim, idx.integer(), real_dim);
+        break;
+      case Kind::Slice:
+        result = apply_slice(result, dim, idx.slice());
+        ++dim;
+        break;
+      case Kind::Ellipsis:
+        dim += self.dim() - specified;
+        break;
+      case Kind::None:
+        result = result.unsqueeze(dim);
+        ++dim;
+        break;
+    }
+    ++real_dim;
+  }
+  return result;
+}
+
+// Strips leading size-1 dims (slicePrefix1sSize), numpy's rule for assignment sources.
+IntArrayRef strip_leading_ones(IntArrayRef sizes) {
+  size_t first = 0;
+  while (first < sizes.size() && sizes[first] == 1) ++first;
+  return IntArrayRef(sizes.data() + first, sizes.size() - first);
+}
+
+// copy_to: dst = src with numpy assignment broadcasting.
+void copy_to(Tensor dst, const Tensor& src) {
+  if (dst.sizes() == src.sizes()) {
+    dst.copy_(src);
+  } else if (src.dim() == 0 && src.is_cpu()) {
+    dst.fill_(src);
+  } else {
+    const Tensor b_src = src.view(strip_leading_ones(src.sizes())).expand(dst.sizes());
+    dst.copy_(b_src);
+  }
+}
+
+}  // namespace
+
+Tensor Tensor::index(std::initializer_list<TensorIndex> indices) const {
+  Tensor result = apply_indices(*this, indices);
+  // Like Python, always a new tensor object, even for x[...] or x[:].
+  return result.is_same(*this) ? alias_of(result) : result;
+}
+
+Tensor& Tensor::index_put_(std::initializer_list<TensorIndex> indices, const Tensor& value) {
+  CTORCH_CHECK(value.defined(), "index_put_: value must be a defined tensor");
+  copy_to(apply_indices(*this, indices), value);
+  return *this;
+}
+
+Tensor& Tensor::index_put_(std::initializer_list<TensorIndex> indices, const Scalar& value) {
+  // PyTorch wraps the scalar in a 0-dim tensor of self's dtype and fills the target.
+  Tensor dst = apply_indices(*this, indices);
+  dst.fill_(value);
+  return *this;
+}
+
+}  // namespace ctorch
