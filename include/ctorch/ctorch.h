@@ -3,6 +3,7 @@
 
 #include "ctorch/cuda.h"
 #include "ctorch/cuda_random.h"
+#include "ctorch/emulation.h"
 #include "ctorch/device.h"
 #include "ctorch/dtype.h"
 #include "ctorch/error.h"

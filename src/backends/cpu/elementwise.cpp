@@ -222,6 +222,12 @@ void where(ScalarType dtype, const ElementwisePlan& plan, char* const* data, Str
 }
 
 }  // namespace
+
+// Defined in backends/cpu/reduce.cpp.
+void reduce_kernel(kernels::ReduceOp op, ScalarType in, ScalarType out, const kernels::ReducePlan& plan,
+                   char* const* data, const kernels::ReduceArgs& args, Stream stream);
+void softmax_kernel(ScalarType dtype, bool log, const kernels::SoftmaxPlan& plan, char* const* data, Stream stream);
+
 }  // namespace ctorch::backends::cpu
 
 namespace ctorch::ops {
@@ -234,6 +240,8 @@ const KernelTable& cpu_kernels() {
       .fill = backends::cpu::fill,
       .where = backends::cpu::where,
       .gemm = backends::cpu::gemm,
+      .reduce = backends::cpu::reduce_kernel,
+      .softmax = backends::cpu::softmax_kernel,
       .random = backends::cpu::random,
   };
   return table;

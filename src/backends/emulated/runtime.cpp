@@ -1,6 +1,7 @@
 // The emulated CUDA runtime. Policy: Note [Emulated runtime] in runtime.h; memory: Note
 // [Emulated device memory] in memory.h; one stream = one StreamWorker (stream_worker.h).
 #include "backends/emulated/runtime.h"
+#include "runtime/current.h"
 
 #include <algorithm>
 #include <array>
@@ -725,6 +726,7 @@ namespace ctorch::cuda {
 void emulate(const EmulationConfig& config) {
   auto& runtime = backends::emulated::instance();
   runtime.configure(config);
+  impl::reset_initialization(DeviceType::CUDA);  // the next use initializes the new devices
   if (config.devices > 0) {
     impl::register_runtime(DeviceType::CUDA, &runtime);
   } else if (impl::runtime_for(DeviceType::CUDA) == &runtime) {
