@@ -11,9 +11,9 @@
 #include "ctorch/stream.h"
 #include "kernels/elementwise_plan.h"
 #include "kernels/functors.h"
+#include "kernels/random_op.h"
 #include "kernels/reduce_functors.h"
 #include "kernels/reduce_plan.h"
-#include "kernels/random_op.h"
 
 namespace ctorch::ops {
 
