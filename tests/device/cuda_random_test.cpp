@@ -1,4 +1,4 @@
-// Random ops on CUDA tensors and the torch.cuda random API, run on two emulated devices:
+// Random ops on CUDA tensors and the torch.cuda random API, on two CUDA devices (emulated, or real):
 // seeds give the same numbers on cuda:0 and cuda:1 and across runs (values PyTorch prints on
 // NVIDIA GPUs), state round trips, offset bookkeeping, statistics, independence from the cpu
 // generator, lazily queued seeding, and errors.
@@ -18,15 +18,8 @@
 #include "ctorch/factories.h"
 #include "ctorch/generator.h"
 #include "ctorch/random.h"
+#include "device/device_test.h"
 #include "runtime/current.h"
-#include "runtime/device_runtime.h"
-
-#if __has_include("ctorch/emulation.h")
-#include "ctorch/emulation.h"
-#define CTORCH_TEST_HAS_EMULATION 1
-#else
-#define CTORCH_TEST_HAS_EMULATION 0
-#endif
 
 namespace ctorch {
 namespace {
@@ -64,36 +57,24 @@ uint64_t seed_of(const Tensor& state) {
   return seed;
 }
 
-// Two CUDA devices: emulated ones (default properties: 108 SMs, 2048 threads per SM) unless the
-// process already runs on two or more real devices. Emulation stays on for the rest of the run.
-class CudaRandom : public ::testing::Test {
+// Two CUDA devices: emulated ones (default properties: 108 SMs, 2048 threads per SM), or real
+// ones when the process has two or more GPUs.
+class CudaRandom : public testing::DeviceTest {
  protected:
   void SetUp() override {
-#if CTORCH_TEST_HAS_EMULATION
-    // Switch to emulation only when no real CUDA runtime would be replaced.
-    const bool replaceable = impl::runtime_for(DeviceType::CUDA) == nullptr || cuda::is_emulated();
-    if (cuda::device_count() < 2 && replaceable) {
-      try {
-        cuda::EmulationConfig config;
-        config.devices = 2;
-        cuda::emulate(config);
-      } catch (const Error& e) {
-        GTEST_SKIP() << "cannot configure two emulated CUDA devices: " << e.what();
-      }
-    }
+    DeviceTest::SetUp();
+    if (IsSkipped()) return;
     if (cuda::device_count() < 2) GTEST_SKIP() << "needs two CUDA devices";
     const cuda::DeviceProperties p = cuda::get_device_properties(0);
     sms_ = p.multi_processor_count;
     threads_per_sm_ = p.max_threads_per_multi_processor;
-#else
-    GTEST_SKIP() << "the emulated CUDA runtime (ctorch/emulation.h) is not part of this build yet";
-#endif
   }
   int sms_ = 0;
   int threads_per_sm_ = 0;
 };
+CTORCH_INSTANTIATE_CUDA_TESTS(CudaRandom);
 
-TEST_F(CudaRandom, ValuesPyTorchPrintsOnNvidiaGpus) {
+TEST_P(CudaRandom, ValuesPyTorchPrintsOnNvidiaGpus) {
   // torch.manual_seed(0); torch.rand(10, device="cuda") twice; torch.manual_seed(42);
   // torch.rand(3, 4, device="cuda"); torch.manual_seed(42); torch.randn(2, 5, device="cuda").
   const std::vector<double> seed0_first = {0.3990, 0.5167, 0.0249, 0.9401, 0.9459,
@@ -120,7 +101,7 @@ TEST_F(CudaRandom, ValuesPyTorchPrintsOnNvidiaGpus) {
   }
 }
 
-TEST_F(CudaRandom, SameSeedGivesTheSameBitsOnEveryDeviceAndRun) {
+TEST_P(CudaRandom, SameSeedGivesTheSameBitsOnEveryDeviceAndRun) {
   for (ScalarType dtype : {kFloat32, kFloat64, kFloat16, kBFloat16}) {
     std::vector<std::vector<uint64_t>> runs;
     for (int run = 0; run < 2; ++run) {
@@ -141,7 +122,7 @@ TEST_F(CudaRandom, SameSeedGivesTheSameBitsOnEveryDeviceAndRun) {
   EXPECT_EQ(a.to_vector<int64_t>(), b.to_vector<int64_t>());
 }
 
-TEST_F(CudaRandom, NewGeneratorIsSeededWithTheDefaultSeed) {
+TEST_P(CudaRandom, NewGeneratorIsSeededWithTheDefaultSeed) {
   Generator g(Device("cuda:1"));
   EXPECT_EQ(g.device(), Device("cuda:1"));
   EXPECT_EQ(g.initial_seed(), 67280421310721ULL);
@@ -162,7 +143,7 @@ TEST_F(CudaRandom, NewGeneratorIsSeededWithTheDefaultSeed) {
   EXPECT_TRUE(contains(error_of([] { Generator(Device("cuda:7")); }), "The device_index is invalid."));
 }
 
-TEST_F(CudaRandom, StateRoundTripAndOffsetBookkeeping) {
+TEST_P(CudaRandom, StateRoundTripAndOffsetBookkeeping) {
   cuda::manual_seed_all(77);
   const Tensor s0 = cuda::get_rng_state(0);
   EXPECT_EQ(seed_of(s0), 77u);
@@ -204,7 +185,7 @@ TEST_F(CudaRandom, StateRoundTripAndOffsetBookkeeping) {
   EXPECT_TRUE(g == cuda::default_generator(-1 + cuda::device_count()) || cuda::device_count() != 2);
 }
 
-TEST_F(CudaRandom, StatisticsOfAMillionSamples) {
+TEST_P(CudaRandom, StatisticsOfAMillionSamples) {
   manual_seed(1);
   const int64_t n = 1000000;
   auto mean_std = [](const Tensor& t) {
@@ -242,7 +223,7 @@ TEST_F(CudaRandom, StatisticsOfAMillionSamples) {
   for (double v : halves.to_vector<double>()) ASSERT_TRUE(v >= 0.0 && v < 1.0);
 }
 
-TEST_F(CudaRandom, IndependentOfTheCpuGenerator) {
+TEST_P(CudaRandom, IndependentOfTheCpuGenerator) {
   manual_seed(3);
   const Tensor cpu_state = get_rng_state();
   rand({1000}, on("cuda:0"));
@@ -257,7 +238,7 @@ TEST_F(CudaRandom, IndependentOfTheCpuGenerator) {
                        "Expected a 'cpu' device type for generator but found 'cuda'"));
 }
 
-TEST_F(CudaRandom, NonContiguousOutputsFillInMemoryOrder) {
+TEST_P(CudaRandom, NonContiguousOutputsFillInMemoryOrder) {
   cuda::manual_seed(8);
   cuda::device guard(0);
   const Tensor flat = rand({40, 50}, on("cuda:0"));
@@ -277,7 +258,7 @@ TEST_F(CudaRandom, NonContiguousOutputsFillInMemoryOrder) {
                        "more than one element of the written-to tensor refers to a single memory location"));
 }
 
-TEST_F(CudaRandom, SeedingAndLazyQueueing) {
+TEST_P(CudaRandom, SeedingAndLazyQueueing) {
   manual_seed(7);  // torch.manual_seed seeds every CUDA device too
   EXPECT_EQ(seed_of(cuda::get_rng_state(0)), 7u);
   EXPECT_EQ(seed_of(cuda::get_rng_state(1)), 7u);
@@ -311,7 +292,7 @@ TEST_F(CudaRandom, SeedingAndLazyQueueing) {
   EXPECT_EQ(offset_of(cuda::get_rng_state(1)), 8);
 }
 
-TEST_F(CudaRandom, DtypesAndOps) {
+TEST_P(CudaRandom, DtypesAndOps) {
   cuda::manual_seed_all(4);
   const Tensor b = empty({1000}, on("cuda:0", kBool)).random_(0, std::nullopt);
   const std::vector<double> bv = b.to_vector<double>();
@@ -336,7 +317,7 @@ TEST_F(CudaRandom, DtypesAndOps) {
   EXPECT_EQ(like.device(), Device("cuda:0"));
 }
 
-TEST_F(CudaRandom, Errors) {
+TEST_P(CudaRandom, Errors) {
   const Tensor ints = empty({4}, on("cuda:0", kInt64));
   EXPECT_TRUE(contains(error_of([&] { Tensor(ints).uniform_(); }), "\"check_uniform_bounds\" not implemented for 'Long'"));
   EXPECT_TRUE(contains(error_of([&] { Tensor(ints).normal_(); }), "\"normal_kernel_cuda\" not implemented for 'Long'"));
