@@ -42,6 +42,12 @@ struct KernelTable {
                Stream stream);
   /// data[0] = data[1] (bool) ? data[2] : data[3], all but the condition in `dtype`.
   void (*where)(ScalarType dtype, const kernels::ElementwisePlan& plan, char* const* data, Stream stream);
+  /// Row-major strided batched GEMM (cublasGemmStridedBatched shape): for p < batch, C_p = alpha * op(A_p) @
+  /// op(B_p) + beta * C_p, X_p = x + p * stride_x, op(X) = trans_x ? X^T : X, lda >= max(1, cols of stored A);
+  /// C_p is m x n; beta == 0 never reads C; alpha == 0 or k == 0 never reads A or B; C must not overlap A or B.
+  void (*gemm)(ScalarType dtype, bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, const Scalar& alpha,
+               const void* a, int64_t lda, int64_t stride_a, const void* b, int64_t ldb, int64_t stride_b,
+               const Scalar& beta, void* c, int64_t ldc, int64_t stride_c, int64_t batch, Stream stream);
 };
 
 }  // namespace ctorch::ops

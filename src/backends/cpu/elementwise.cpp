@@ -1,6 +1,7 @@
 // The cpu backend's elementwise kernels: the single-source functors run by the cpu launcher.
 #include <limits>
 
+#include "backends/cpu/blas.h"
 #include "backends/cpu/launch.h"
 #include "kernels/dispatch.h"
 #include "kernels/functors.h"
@@ -157,6 +158,7 @@ const KernelTable& cpu_kernels() {
       .cast_copy = backends::cpu::cast_copy,
       .fill = backends::cpu::fill,
       .where = backends::cpu::where,
+      .gemm = backends::cpu::gemm,
   };
   return table;
 }

@@ -4,6 +4,8 @@
 // are made from the caller outside of parallel regions the two pools never run at once.
 #include "backends/cpu/parallel.h"
 
+#include <sched.h>
+
 #include <atomic>
 #include <condition_variable>
 #include <cstdlib>
@@ -63,7 +65,10 @@ class ThreadPool {
 
  private:
   ThreadPool() {
-    int n = static_cast<int>(std::thread::hardware_concurrency());
+    // Cores this process may run on (the affinity mask), not all cores of the machine.
+    cpu_set_t set;
+    int n = sched_getaffinity(0, sizeof(set), &set) == 0 ? CPU_COUNT(&set)
+                                                         : static_cast<int>(std::thread::hardware_concurrency());
     if (const char* env = std::getenv("OMP_NUM_THREADS")) n = std::atoi(env);
     if (n < 1) n = 1;
     set_threads(n);
