@@ -372,6 +372,36 @@ TEST_F(CudaBackend, CastFillAndWhereMatchCpu) {
   }
 }
 
+TEST_F(CudaBackend, MatrixProductsMatchCpu) {
+  for (ScalarType t : kAllTypes) {
+    SCOPED_TRACE(dtype_name(t));
+    const double tol = t == kFloat16 ? 1e-2 : t == kBFloat16 ? 5e-2 : t == kFloat32 ? 1e-4 : 1e-10;
+    const auto make = [&](std::vector<int64_t> shape, double lo, double hi) {
+      int64_t n = 1;
+      for (int64_t d : shape) n *= d;
+      Tensor x = linspace(lo, hi, n, TensorOptions().dtype(kFloat64)).view(shape);
+      if (t == kBool) return x.gt(0.0);
+      if (t == kUInt8) x = x.abs();
+      return x.to(t);
+    };
+    const Tensor a = make({5, 7}, -3.0, 4.0), b = make({7, 6}, -2.0, 5.0);
+    const Tensor ga = a.to(kCuda0), gb = b.to(kCuda0);
+    expect_matches(ga.mm(gb), a.mm(b), tol);
+    expect_matches(gb.t().mm(ga.t()), b.t().mm(a.t()), tol);  // both operands transposed
+    const Tensor x = make({3, 4, 5}, -2.0, 2.0), y = make({3, 5, 2}, -1.0, 3.0);
+    expect_matches(x.to(kCuda0).bmm(y.to(kCuda0)), x.bmm(y), tol);
+    expect_matches(x.to(kCuda0).matmul(b.slice(0, 0, 5).to(kCuda0)), x.matmul(b.slice(0, 0, 5)), tol);
+    expect_matches(make({7}, -1.0, 1.0).to(kCuda0).matmul(gb), make({7}, -1.0, 1.0).matmul(b), tol);
+    const Tensor empty_k = make({5, 0}, 0.0, 0.0), empty_k2 = make({0, 6}, 0.0, 0.0);
+    expect_matches(empty_k.to(kCuda0).mm(empty_k2.to(kCuda0)), empty_k.mm(empty_k2));  // k == 0: zeros
+    if (is_floating_point(t)) {
+      const Tensor c = make({5, 6}, 1.0, 2.0);
+      expect_matches(c.to(kCuda0).addmm(ga, gb, 0.5, 2), c.addmm(a, b, 0.5, 2), tol);
+      expect_matches(c.to(kCuda0).addmm(ga, gb, 0.5, 0), c.addmm(a, b, 0.5, 0), tol);  // alpha == 0
+    }
+  }
+}
+
 TEST_F(CudaBackend, KernelSlotsRunOnTheGivenStream) {
   const Stream side = rt().create_stream(0, 0);
   Tensor t = empty({1 << 16}, TensorOptions().device(kCuda0));

@@ -10,6 +10,7 @@ const ops::KernelTable& kernels() {
       .cast_copy = cast_copy,
       .fill = fill,
       .where = where,
+      .gemm = gemm,
   };
   return table;
 }
