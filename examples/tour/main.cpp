@@ -1,7 +1,10 @@
 // The tour: the seeds' walkthrough of torch + torch.cuda, on the best available device.
-// Usage: tour            (cuda when a CUDA device is available, else cpu)
+// Usage: tour                (cuda when a real CUDA device is available, else cpu)
+//        tour --emulate N    (N emulated CUDA devices)
 #include <ctorch/ctorch.h>
 
+#include <cstdlib>
+#include <cstring>
 #include <iostream>
 #include <thread>
 
@@ -19,12 +22,26 @@ Device try_gpu(int i = 0) {
 
 }  // namespace
 
-int main() {
+int main(int argc, char** argv) {
+  for (int i = 1; i < argc; ++i) {
+    if (std::strcmp(argv[i], "--emulate") == 0 && i + 1 < argc) {
+      cuda::emulate(std::atoi(argv[++i]));
+    } else {
+      std::cerr << "usage: " << argv[0] << " [--emulate N]\n";
+      return 2;
+    }
+  }
   section("devices");
+  std::cout << "emulated: " << (cuda::is_emulated() ? "True" : "False") << "\n";
   std::cout << "cuda is_available: " << (cuda::is_available() ? "True" : "False") << "\n";
   std::cout << "default device: " << tensor({4, 5, 6}).device() << "\n";
   std::cout << "available cpu devices: " << std::thread::hardware_concurrency() << "\n";
   std::cout << "available gpu devices: " << cuda::device_count() << "\n";
+  if (cuda::is_available()) {
+    std::cout << "gpu device name: " << cuda::get_device_name(Device("cuda:0")) << "\n";
+    std::cout << "current device: " << cuda::current_device() << "\n";
+    std::cout << cuda::get_device_properties(0) << "\n";
+  }
   Device cpu0("cpu:0");
   std::cout << "cpu device: " << device_type_name(cpu0.type()) << ":" << cpu0.index() << "\n";
   Device gpu("cuda:0");
@@ -56,6 +73,34 @@ int main() {
   std::cout << "(x * y).sum() = " << (x * y).sum() << "\n";
   std::cout << "y @ y.T =\n" << y.matmul(y.t()) << "\n";
   std::cout << "softmax(y, 1) =\n" << y.softmax(1) << "\n";
+
+  if (cuda::device_count() >= 2) {
+    section("two devices: cross-device copies, ops stay on their device");
+    Tensor a = ones({2}, TensorOptions().device("cuda:0"));
+    Tensor b;
+    {
+      cuda::device block(1);  // with torch.cuda.device(1):
+      b = ones({2}, TensorOptions().device("cuda"));
+      std::cout << "allocated on " << b.device() << " inside the device block\n";
+    }
+    Tensor c = a + b.to(a.device());
+    std::cout << "a + b.to(a.device) = " << c << "\n";
+    try {
+      (void)(a + b);
+    } catch (const Error& e) {
+      std::cout << "a + b across devices: " << e.what() << "\n";
+    }
+  }
+
+  if (cuda::is_available()) {
+    section("pinned memory and non_blocking copies");
+    Tensor host = arange(8.0).pin_memory();
+    std::cout << "is_pinned: " << (host.is_pinned() ? "True" : "False") << "\n";
+    Tensor on_gpu = host.to(Device("cuda"), /*non_blocking=*/true);
+    Tensor back = (on_gpu * 2).to(Device("cpu"), /*non_blocking=*/true);
+    cuda::synchronize();  // the copies were asynchronous: wait before reading on the host
+    std::cout << back << "\n";
+  }
 
   section("a device that does not exist");
   try {

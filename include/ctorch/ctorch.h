@@ -2,6 +2,7 @@
 #pragma once
 
 #include "ctorch/cuda.h"
+#include "ctorch/emulation.h"
 #include "ctorch/device.h"
 #include "ctorch/dtype.h"
 #include "ctorch/error.h"

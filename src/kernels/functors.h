@@ -29,15 +29,62 @@ CTORCH_HD constexpr bool is_float_v() {
   return std::is_floating_point_v<T>;
 }
 
+/// True for int32 and int64, whose C++ arithmetic may overflow (smaller types promote to int).
+template <class T>
+inline constexpr bool wraps_v = std::is_integral_v<T> && std::is_signed_v<T> && sizeof(T) >= 4;
+
+/// a + b, a - b, a * b and -a with two's complement wrap-around for int32/int64 (PyTorch's
+/// kernels wrap; signed overflow is undefined behaviour in C++).
+template <class T>
+CTORCH_HD T wrap_add(T a, T b) {
+  if constexpr (wraps_v<T>) {
+    using U = std::make_unsigned_t<T>;
+    return static_cast<T>(static_cast<U>(a) + static_cast<U>(b));
+  } else {
+    return static_cast<T>(a + b);
+  }
+}
+template <class T>
+CTORCH_HD T wrap_sub(T a, T b) {
+  if constexpr (wraps_v<T>) {
+    using U = std::make_unsigned_t<T>;
+    return static_cast<T>(static_cast<U>(a) - static_cast<U>(b));
+  } else {
+    return static_cast<T>(a - b);
+  }
+}
+template <class T>
+CTORCH_HD T wrap_mul(T a, T b) {
+  if constexpr (wraps_v<T>) {
+    using U = std::make_unsigned_t<T>;
+    return static_cast<T>(static_cast<U>(a) * static_cast<U>(b));
+  } else if constexpr (std::is_same_v<T, bool>) {
+    return a && b;
+  } else {
+    return static_cast<T>(a * b);
+  }
+}
+template <class T>
+CTORCH_HD T wrap_neg(T a) {
+  if constexpr (wraps_v<T>) {
+    using U = std::make_unsigned_t<T>;
+    return static_cast<T>(U(0) - static_cast<U>(a));
+  } else {
+    return static_cast<T>(-a);
+  }
+}
+
 /// One unary op on one value; `a` and `b` carry op parameters (clamp bounds).
 template <UnaryOp Op>
 struct Unary {
   template <class T>
   CTORCH_HD T operator()(T x, T a = T(), T b = T()) const {
     if constexpr (Op == UnaryOp::Neg) {
-      return static_cast<T>(-x);
+      return wrap_neg(x);
     } else if constexpr (Op == UnaryOp::Abs) {
-      if constexpr (std::is_unsigned_v<T>) return x; else return x < T(0) ? static_cast<T>(-x) : x;
+      if constexpr (std::is_unsigned_v<T>) return x;
+      else if constexpr (is_float_v<T>()) return std::abs(x);  // abs(-0.0) is +0.0
+      else return x < T(0) ? wrap_neg(x) : x;
     } else if constexpr (Op == UnaryOp::Exp) {
       return std::exp(x);
     } else if constexpr (Op == UnaryOp::Log) {
@@ -55,7 +102,7 @@ struct Unary {
     } else if constexpr (Op == UnaryOp::Sigmoid) {
       return T(1) / (T(1) + std::exp(-x));
     } else if constexpr (Op == UnaryOp::Relu) {
-      return x > T(0) ? x : T(0);
+      return x < T(0) ? T(0) : x;  // std::max(x, 0): NaN and -0.0 pass through
     } else if constexpr (Op == UnaryOp::Floor) {
       if constexpr (is_float_v<T>()) return std::floor(x); else return x;
     } else if constexpr (Op == UnaryOp::Ceil) {
@@ -83,11 +130,11 @@ struct Binary {
   template <class T>
   CTORCH_HD auto operator()(T x, T y, T alpha = T(1)) const {
     if constexpr (Op == BinaryOp::Add) {
-      return static_cast<T>(x + alpha * y);
+      return wrap_add(x, wrap_mul(alpha, y));
     } else if constexpr (Op == BinaryOp::Sub) {
-      return static_cast<T>(x - alpha * y);
+      return wrap_sub(x, wrap_mul(alpha, y));
     } else if constexpr (Op == BinaryOp::Mul) {
-      if constexpr (std::is_same_v<T, bool>) return static_cast<T>(x && y); else return static_cast<T>(x * y);
+      return wrap_mul(x, y);
     } else if constexpr (Op == BinaryOp::Div) {
       return static_cast<T>(x / y);
     } else if constexpr (Op == BinaryOp::DivTrunc) {
@@ -185,9 +232,9 @@ struct Binary {
       }
       T result = 1;
       while (exp) {
-        if (exp & 1) result = static_cast<T>(result * base);
+        if (exp & 1) result = wrap_mul(result, base);
         exp = static_cast<T>(exp / 2);
-        base = static_cast<T>(base * base);
+        base = wrap_mul(base, base);
       }
       return result;
     }

@@ -1,6 +1,7 @@
 // Binary elementwise Tensor methods: arithmetic, comparison, logical ops and where.
 #include "ctorch/factories.h"
 #include "ctorch/ops.h"
+#include "ops/copy.h"
 #include "ops/elementwise.h"
 
 namespace ctorch {
@@ -13,11 +14,11 @@ using ops::ScalarOperand;
 
 namespace {
 
+// alpha is checked against the computation dtype by the op layer (at::native::alpha_check).
 OpArgs with_alpha(const Scalar& alpha, const Tensor& t, const char* op) {
-  CTORCH_CHECK(!(alpha.is_floating_point() && is_integral(t.dtype(), true)),
-               "For integral input tensors, argument alpha must not be a floating point number.");
   OpArgs a;
   a.alpha = alpha;
+  (void)t;
   (void)op;
   return a;
 }
@@ -77,36 +78,33 @@ Tensor& Tensor::remainder_(const Scalar& o) { return binary_op_(BinaryOp::Remain
 
 namespace {
 
-void check_int_pow(const Tensor& base, const Tensor* exp_t, const Scalar* exp_s) {
-  if (!is_integral(base.dtype(), false)) return;
-  bool negative = false;
-  if (exp_s) {
-    negative = exp_s->is_integral(false) && exp_s->to_long() < 0;
-  } else if (is_integral(exp_t->dtype(), false)) {
-    negative = ops::has_nonzero(exp_t->lt(0));
-  }
-  CTORCH_CHECK(!negative, "Integers to negative integer powers are not allowed.");
+// Numpy compatibility check of pow(Tensor, Scalar): integral (or bool) base, negative integral
+// exponent. Tensor exponents are not checked: powi gives 0, 1 or -1 for them, as in PyTorch.
+void check_int_pow(const Tensor& base, const Scalar& e) {
+  CTORCH_CHECK(!(is_integral(base.dtype(), true) && e.is_integral(true) && e.to_long() < 0),
+               "Integers to negative integer powers are not allowed.");
 }
 
 }  // namespace
 
-Tensor Tensor::pow(const Tensor& e) const {
-  check_int_pow(*this, &e, nullptr);
-  return binary_op(BinaryOp::Pow, *this, e);
-}
+Tensor Tensor::pow(const Tensor& e) const { return binary_op(BinaryOp::Pow, *this, e); }
 Tensor Tensor::pow(const Scalar& e) const {
-  check_int_pow(*this, nullptr, &e);
+  check_int_pow(*this, e);
   return binary_op(BinaryOp::Pow, *this, e, ScalarOperand::Rhs);
 }
-Tensor& Tensor::pow_(const Tensor& e) {
-  check_int_pow(*this, &e, nullptr);
-  return binary_op_(BinaryOp::Pow, *this, e);
-}
+Tensor& Tensor::pow_(const Tensor& e) { return binary_op_(BinaryOp::Pow, *this, e); }
 Tensor& Tensor::pow_(const Scalar& e) {
-  check_int_pow(*this, nullptr, &e);
+  check_int_pow(*this, e);
+  // pow_(Scalar) computes into self directly; a promoting exponent fails PyTorch's dtype check.
+  const ScalarType common = result_type(*this, e);
+  CTORCH_CHECK(common == dtype(), "Found dtype ", scalar_type_cpp_name(dtype()), " but expected ",
+               scalar_type_cpp_name(common));
   return binary_op_(BinaryOp::Pow, *this, e);
 }
 Tensor pow(const Scalar& self, const Tensor& exponent) {
+  if (self.to_double() == 1.0 && !self.is_bool()) {  // 1 ** anything is 1, NaN included
+    return full(exponent.sizes(), 1, TensorOptions().dtype(result_type(self, exponent)).device(exponent.device()));
+  }
   return binary_op(BinaryOp::Pow, exponent, self, ScalarOperand::Lhs);
 }
 Tensor Tensor::maximum(const Tensor& o) const { return binary_op(BinaryOp::Maximum, *this, o); }
@@ -142,26 +140,20 @@ Tensor where(const Tensor& condition, const Tensor& x, const Tensor& y) {
   const ScalarType dtype = result_type(x, y);
   const DimVector shape = broadcast_shapes(broadcast_shapes(condition.sizes(), x.sizes()), y.sizes());
   const Tensor c = condition.to(kBool), xc = x.to(dtype), yc = y.to(dtype);
-  Tensor out = empty(shape, TensorOptions().dtype(dtype).device(device));
+  Tensor out = ops::empty_output(shape, TensorOptions().dtype(dtype).device(device), {&condition, &x, &y});
   if (out.numel() == 0) return out;
   kernels::ElementwisePlan plan = ops::make_plan(out, {&c, &xc, &yc});
   char* data[kernels::kMaxOperands];
   ops::plan_data(data, out, {&c, &xc, &yc});
-  ops::kernels_for(device).where(dtype, plan, data, Stream::default_stream(device));
+  ops::kernels_for(device).where(dtype, plan, data, ops::stream_for(device));
   return out;
 }
 
 namespace {
-// A scalar operand of where() becomes a 0-dim tensor so that it takes part in promotion as a
-// wrapped number would: its category counts, its width does not.
+// A scalar operand of where() becomes a 0-dim tensor of the promoted dtype (at::scalar_tensor,
+// whose fill checks the value fits).
 Tensor scalar_like(const Scalar& s, const Tensor& other) {
-  ScalarType t = s.type();
-  if (promote_types(t, other.dtype()) == other.dtype() ||
-      (is_floating_point(other.dtype()) && !s.is_floating_point()) ||
-      (is_integral(other.dtype(), false) && s.is_integral(false))) {
-    t = other.dtype();
-  }
-  return full({}, s, TensorOptions().dtype(t).device(other.device()));
+  return full({}, s, TensorOptions().dtype(result_type(other, s)).device(other.device()));
 }
 }  // namespace
 

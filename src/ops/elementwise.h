@@ -15,6 +15,10 @@ namespace ctorch::ops {
 int64_t wrap_dim(int64_t dim, int64_t ndim);
 /// The device all `tensors` share; throws PyTorch's "Expected all tensors to be on the same device".
 Device common_device(std::initializer_list<const Tensor*> tensors);
+/// A new output of `shape` for an elementwise op on `inputs`, laid out as TensorIterator lays it
+/// out: contiguous for contiguous inputs, else following the inputs' dim order (x.t() + 1 is
+/// transposed too).
+Tensor empty_output(IntArrayRef shape, const TensorOptions& options, std::initializer_list<const Tensor*> inputs);
 /// Plan for writing `out` from `inputs`, each broadcast to out's shape.
 kernels::ElementwisePlan make_plan(const Tensor& out, std::initializer_list<const Tensor*> inputs);
 /// Data pointers in plan order (out first).
@@ -34,8 +38,23 @@ Tensor unary_op(kernels::UnaryOp op, const Tensor& t, bool to_float, const OpArg
 /// in-place unary op.
 Tensor& unary_op_(kernels::UnaryOp op, Tensor& t, bool to_float, const OpArgs& args = {});
 
+/// dst = src (broadcast, converted) with copy_'s checks, without bumping dst's version: for
+/// filling tensors an op has just created (PyTorch's factories leave _version at 0).
+void copy_into(Tensor& dst, const Tensor& src, bool non_blocking = false);
+/// Every element of `t` = value (checked to fit t's dtype), without bumping the version.
+void fill_into(Tensor& t, const Scalar& value);
+
 /// True when any element is non-zero (host-side check used for argument validation).
 bool has_nonzero(const Tensor& t);
+
+/// True when the elements fill their memory exactly once in some dim order (c10's
+/// is_non_overlapping_and_dense): contiguous tensors and their permutations.
+bool is_non_overlapping_and_dense(const Tensor& t);
+/// PyTorch's assert_no_internal_overlap: throws when elements of `t` share memory (an expanded view).
+void check_no_internal_overlap(const Tensor& t);
+/// PyTorch's assert_no_partial_overlap: throws when `out` and `in` share some memory but are not
+/// the same elements in the same layout (a.add_(a) is fine, a[1:].add_(a[:-1]) is not).
+void check_no_partial_overlap(const Tensor& out, const Tensor& in);
 
 /// Name of a binary op as PyTorch spells it in messages ("add", "div", ...).
 const char* op_name(kernels::BinaryOp op);

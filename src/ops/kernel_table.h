@@ -11,6 +11,8 @@
 #include "ctorch/stream.h"
 #include "kernels/elementwise_plan.h"
 #include "kernels/functors.h"
+#include "kernels/reduce_functors.h"
+#include "kernels/reduce_plan.h"
 
 namespace ctorch::ops {
 
@@ -48,6 +50,13 @@ struct KernelTable {
   void (*gemm)(ScalarType dtype, bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, const Scalar& alpha,
                const void* a, int64_t lda, int64_t stride_a, const void* b, int64_t ldb, int64_t stride_b,
                const Scalar& beta, void* c, int64_t ldc, int64_t stride_c, int64_t batch, Stream stream);
+  /// data[0] (dtype out) = op over plan's reduced dims of data[1] (dtype in); ArgMax/ArgMin also write int64
+  /// positions to data[2]; either output may be null for them. out == in, except: integral and bool sum/prod
+  /// give int64, and all/any read bool and write bool or uint8.
+  void (*reduce)(kernels::ReduceOp op, ScalarType in, ScalarType out, const kernels::ReducePlan& plan,
+                 char* const* data, const kernels::ReduceArgs& args, Stream stream);
+  /// data[0] = softmax (or log_softmax) of data[1] over plan's middle dim, both contiguous in `dtype`.
+  void (*softmax)(ScalarType dtype, bool log, const kernels::SoftmaxPlan& plan, char* const* data, Stream stream);
 };
 
 }  // namespace ctorch::ops

@@ -15,6 +15,7 @@
 
 #include "ctorch/factories.h"
 #include "ctorch/ops.h"
+#include "ops/copy.h"
 #include "ops/elementwise.h"
 #include "ops/kernel_table.h"
 
@@ -169,7 +170,7 @@ void launch_gemm(const Tensor& out, IntArrayRef batch, const Tensor& a, const Te
     }
     kt.gemm(out.dtype(), x.trans, y.trans, x.rows, n, k, alpha, x.data + oa * elsize, x.ld, inner.sa,
             y.data + ob * elsize, y.ld, inner.sb, beta, c + oc * elsize, std::max<int64_t>(1, n), inner.sc,
-            inner.size, Stream::default_stream(device));
+            inner.size, ops::stream_for(device));
     int64_t d = outer_dims - 1;
     for (; d >= 0; --d) {
       if (++idx[d] < dims[d].size) break;

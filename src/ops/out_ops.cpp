@@ -1,5 +1,6 @@
 // Ops that write into a caller-provided output tensor (PyTorch's out= variants).
 #include "ctorch/ops.h"
+#include "ops/copy.h"
 #include "ops/elementwise.h"
 
 namespace ctorch {
@@ -23,7 +24,7 @@ Tensor& binary_out(kernels::BinaryOp op, Tensor& out, const Tensor& a, const Ten
   char* data[kernels::kMaxOperands];
   ops::plan_data(data, out, {&ac, &bc});
   ops::kernels_for(device).binary(op, common, ops::ScalarOperand::None, plan, data, args,
-                                  Stream::default_stream(device));
+                                  ops::stream_for(device));
   out.impl()->storage()->bump_version();
   return out;
 }

@@ -67,7 +67,8 @@ DimVector broadcast_shapes(IntArrayRef a, IntArrayRef b) {
   if (a == b) return DimVector(a);
   const size_t n = std::max(a.size(), b.size());
   DimVector out(n);
-  for (size_t i = 0; i < n; ++i) {
+  // at::infer_size walks from the last dim, so the last mismatching dim is the one reported.
+  for (size_t i = n; i-- > 0;) {
     const int64_t ia = static_cast<int64_t>(i) - static_cast<int64_t>(n - a.size());
     const int64_t ib = static_cast<int64_t>(i) - static_cast<int64_t>(n - b.size());
     const int64_t sa = ia >= 0 ? a[ia] : 1;

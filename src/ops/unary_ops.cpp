@@ -1,5 +1,10 @@
 // Unary elementwise Tensor methods and clamp.
+#include <cmath>
+
+#include "core/scalar_convert.h"
+#include "ctorch/factories.h"
 #include "ctorch/ops.h"
+#include "kernels/dispatch.h"
 #include "ops/elementwise.h"
 
 namespace ctorch {
@@ -11,7 +16,21 @@ using ops::unary_op_;
 #define CTORCH_UNARY_(NAME, OP, TO_FLOAT)                                                  \
   Tensor Tensor::NAME() const { return unary_op(UnaryOp::OP, *this, TO_FLOAT); }           \
   Tensor& Tensor::NAME##_() { return unary_op_(UnaryOp::OP, *this, TO_FLOAT); }
-CTORCH_UNARY_(abs, Abs, false)
+// Ops whose PyTorch cpu kernel has no bool instantiation; `kernel` is the name it reports.
+#define CTORCH_UNARY_NO_BOOL_(NAME, OP, KERNEL)                                            \
+  Tensor Tensor::NAME() const {                                                            \
+    CTORCH_CHECK_TYPE(dtype() != kBool, "\"" KERNEL "\" not implemented for 'Bool'");       \
+    return unary_op(UnaryOp::OP, *this, false);                                            \
+  }                                                                                        \
+  Tensor& Tensor::NAME##_() {                                                              \
+    CTORCH_CHECK_TYPE(dtype() != kBool, "\"" KERNEL "\" not implemented for 'Bool'");       \
+    return unary_op_(UnaryOp::OP, *this, false);                                           \
+  }
+CTORCH_UNARY_NO_BOOL_(abs, Abs, "abs_cpu")
+CTORCH_UNARY_NO_BOOL_(floor, Floor, "floor_vml_cpu")
+CTORCH_UNARY_NO_BOOL_(ceil, Ceil, "ceil_vml_cpu")
+CTORCH_UNARY_NO_BOOL_(round, Round, "round_vml_cpu")
+#undef CTORCH_UNARY_NO_BOOL_
 CTORCH_UNARY_(exp, Exp, true)
 CTORCH_UNARY_(log, Log, true)
 CTORCH_UNARY_(sqrt, Sqrt, true)
@@ -20,9 +39,6 @@ CTORCH_UNARY_(sin, Sin, true)
 CTORCH_UNARY_(cos, Cos, true)
 CTORCH_UNARY_(tanh, Tanh, true)
 CTORCH_UNARY_(sigmoid, Sigmoid, true)
-CTORCH_UNARY_(floor, Floor, false)
-CTORCH_UNARY_(ceil, Ceil, false)
-CTORCH_UNARY_(round, Round, false)
 CTORCH_UNARY_(sign, Sign, false)
 #undef CTORCH_UNARY_
 
@@ -39,11 +55,11 @@ Tensor& Tensor::neg_() {
   return unary_op_(UnaryOp::Neg, *this, false);
 }
 Tensor Tensor::relu() const {
-  CTORCH_CHECK_TYPE(dtype() != kBool, "\"clamp_min_cpu\" not implemented for 'Bool'");
+  CTORCH_CHECK(dtype() != kBool, "Boolean inputs not supported for relu");
   return unary_op(UnaryOp::Relu, *this, false);
 }
 Tensor& Tensor::relu_() {
-  CTORCH_CHECK_TYPE(dtype() != kBool, "\"clamp_min_cpu\" not implemented for 'Bool'");
+  CTORCH_CHECK(dtype() != kBool, "Boolean inputs not supported for relu");
   return unary_op_(UnaryOp::Relu, *this, false);
 }
 Tensor Tensor::logical_not() const {
@@ -53,11 +69,38 @@ Tensor Tensor::logical_not() const {
 
 namespace {
 
-ops::OpArgs clamp_args(const Tensor& t, const std::optional<Scalar>& min, const std::optional<Scalar>& max) {
+// The type name c10's TypeMeta prints ("long int"): clamp_'s cast error uses it for self's dtype.
+const char* type_meta_name(ScalarType t) {
+  static const char* names[] = {"unsigned char", "signed char", "short int", "int",  "long int",
+                                "c10::Half",     "float",       "double",    "bool", "c10::BFloat16"};
+  return names[static_cast<int>(t)];
+}
+
+// at::clamp's manual type promotion: a floating self keeps its dtype; otherwise the bounds take
+// part as wrapped numbers (an integer tensor with a float bound gives the default float dtype).
+ScalarType clamp_dtype(const Tensor& t, const std::optional<Scalar>& min, const std::optional<Scalar>& max) {
   CTORCH_CHECK(min || max, "torch.clamp: At least one of 'min' or 'max' must not be None");
-  CTORCH_CHECK_TYPE(t.dtype() != kBool, "\"clamp_cpu\" not implemented for 'Bool'");
+  if (is_floating_point(t.dtype())) return t.dtype();
+  ScalarType dtype = t.dtype();
+  if (min) dtype = result_type(t, *min);
+  if (max) dtype = promote_types(dtype, result_type(t, *max));
+  return dtype;
+}
+
+bool is_nan(const std::optional<Scalar>& s) { return s && s->is_floating_point() && std::isnan(s->to_double()); }
+
+// Bounds for the kernel, checked against `dtype` as PyTorch's min_.to<scalar_t>() is.
+ops::OpArgs clamp_args(ScalarType dtype, const std::optional<Scalar>& min, const std::optional<Scalar>& max) {
+  CTORCH_CHECK_TYPE(dtype != kBool, "\"",
+                    min && max ? "clamp_scalar_cpu" : min ? "clamp_min_cpu" : "clamp_max_scalar_cpu",
+                    "\" not implemented for 'Bool'");
+  kernels::dispatch_all(dtype, "clamp", [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    if (min) (void)detail::checked_convert<T>(*min);
+    if (max) (void)detail::checked_convert<T>(*max);
+  });
   ops::OpArgs a;
-  const bool fl = is_floating_point(t.dtype());
+  const bool fl = is_floating_point(dtype);
   a.lo = min ? *min : (fl ? Scalar(-INFINITY) : Scalar(INT64_MIN));
   a.hi = max ? *max : (fl ? Scalar(INFINITY) : Scalar(INT64_MAX));
   return a;
@@ -66,15 +109,24 @@ ops::OpArgs clamp_args(const Tensor& t, const std::optional<Scalar>& min, const 
 }  // namespace
 
 Tensor Tensor::clamp(std::optional<Scalar> min, std::optional<Scalar> max) const {
-  // A floating bound on an integer tensor promotes the result, as in PyTorch.
-  ScalarType dtype = this->dtype();
-  if (min) dtype = result_type(*this, *min);
-  if (max) dtype = promote_types(dtype, result_type(*this, *max));
-  const Tensor in = to(dtype);
-  return unary_op(UnaryOp::Clamp, in, false, clamp_args(in, min, max));
+  const ScalarType dtype = clamp_dtype(*this, min, max);
+  if (min && max && (is_nan(min) || is_nan(max))) {  // PyTorch fills with NaN when a bound is NaN
+    Tensor out = ops::empty_output(sizes(), TensorOptions().dtype(dtype).device(device()), {this});
+    ops::fill_into(out, NAN);
+    return out;
+  }
+  const ops::OpArgs args = clamp_args(dtype, min, max);
+  return unary_op(UnaryOp::Clamp, to(dtype), false, args);
 }
 Tensor& Tensor::clamp_(std::optional<Scalar> min, std::optional<Scalar> max) {
-  return unary_op_(UnaryOp::Clamp, *this, false, clamp_args(*this, min, max));
+  const ScalarType dtype = clamp_dtype(*this, min, max);
+  CTORCH_CHECK(dtype == this->dtype(), "result type ", scalar_type_cpp_name(dtype),
+               " can't be cast to the desired output type ", type_meta_name(this->dtype()));
+  if (min && max && (is_nan(min) || is_nan(max))) {
+    ops::check_no_internal_overlap(*this);
+    return fill_(NAN);
+  }
+  return unary_op_(UnaryOp::Clamp, *this, false, clamp_args(dtype, min, max));
 }
 Tensor Tensor::clamp_min(const Scalar& min) const { return clamp(min, std::nullopt); }
 Tensor Tensor::clamp_max(const Scalar& max) const { return clamp(std::nullopt, max); }

@@ -2,7 +2,9 @@
 #include "ctorch/factories.h"
 
 #include <cmath>
+#include <type_traits>
 
+#include "core/scalar_convert.h"
 #include "ctorch/ops.h"
 #include "kernels/dispatch.h"
 #include "ops/elementwise.h"
@@ -22,19 +24,22 @@ int64_t checked_numel(IntArrayRef size) {
   return n;
 }
 
+// requires_grad=True given to a factory (checked by AutogradMeta, hence the capitalised message).
+void set_requires_grad(Tensor& t, const TensorOptions& options) {
+  if (!options.requires_grad()) return;
+  CTORCH_CHECK(t.is_floating_point(), "Only Tensors of floating point and complex dtype can require gradients");
+  t.impl()->set_requires_grad(true);
+}
+
 }  // namespace
 
 Tensor empty(IntArrayRef size, TensorOptions options) {
   const int64_t n = checked_numel(size);
   const ScalarType dtype = options.dtype();
   Storage storage = allocate_storage(static_cast<size_t>(n * element_size(dtype)), options);
-  auto impl = IntrusivePtr<TensorImpl>::make(std::move(storage), dtype, size);
-  if (options.requires_grad()) {
-    Tensor t(std::move(impl));
-    t.requires_grad_(true);
-    return t;
-  }
-  return Tensor(std::move(impl));
+  Tensor t(IntrusivePtr<TensorImpl>::make(std::move(storage), dtype, size));
+  set_requires_grad(t, options);
+  return t;
 }
 
 Tensor empty_strided(IntArrayRef size, IntArrayRef stride, TensorOptions options) {
@@ -52,16 +57,12 @@ Tensor empty_strided(IntArrayRef size, IntArrayRef stride, TensorOptions options
   const ScalarType dtype = options.dtype();
   Storage storage = allocate_storage(static_cast<size_t>(extent * element_size(dtype)), options);
   Tensor t(IntrusivePtr<TensorImpl>::make(std::move(storage), dtype, size, stride, 0));
-  if (options.requires_grad()) t.requires_grad_(true);
+  set_requires_grad(t, options);
   return t;
 }
 
-Tensor zeros(IntArrayRef size, TensorOptions options) {
-  Tensor t = empty(size, options.requires_grad(false));
-  t.zero_();
-  if (options.requires_grad()) t.requires_grad_(true);
-  return t;
-}
+// Factories write their values below the in-place ops (ops::fill_into): new tensors have _version 0.
+Tensor zeros(IntArrayRef size, TensorOptions options) { return full(size, 0, options.dtype(options.dtype())); }
 
 Tensor ones(IntArrayRef size, TensorOptions options) {
   return full(size, 1, options.dtype(options.dtype()));  // default dtype, not the fill value's
@@ -70,8 +71,8 @@ Tensor ones(IntArrayRef size, TensorOptions options) {
 Tensor full(IntArrayRef size, const Scalar& value, TensorOptions options) {
   if (!options.has_dtype()) options = options.dtype(value.type());
   Tensor t = empty(size, options.requires_grad(false));
-  t.fill_(value);
-  if (options.requires_grad()) t.requires_grad_(true);
+  ops::fill_into(t, value);
+  set_requires_grad(t, options);
   return t;
 }
 
@@ -94,71 +95,152 @@ Tensor full_like(const Tensor& t, const Scalar& value, TensorOptions options) {
 
 Tensor arange(const Scalar& end, TensorOptions options) { return arange(0, end, 1, options); }
 
+namespace {
+
+// The accumulation type of PyTorch's cpu range kernels (at::acc_type<T, false>).
+template <class T>
+using range_acc_t = std::conditional_t<std::is_integral_v<T>, int64_t,
+                                       std::conditional_t<std::is_same_v<T, double> || std::is_same_v<T, float>,
+                                                          double, float>>;
+
+// Elements per AVX2 vector of T: PyTorch's vectorized range loops restart from a scalar base
+// every vector, and the values depend on it.
+template <class T>
+constexpr int64_t vec_size() {
+  return 32 / static_cast<int64_t>(sizeof(T));
+}
+
+// Fills out[0, n) as PyTorch 1.13's cpu kernel (cpu_serial_kernel_vec on AVX2) does: blocks of two
+// vectors whose elements are vec_base(idx) + k * step (vec_elem), then a scalar tail (scalar_at).
+template <class T, class ScalarAt, class VecElem>
+void fill_range(T* out, int64_t n, const ScalarAt& scalar_at, const VecElem& vec_elem) {
+  constexpr int64_t V = vec_size<T>();
+  int64_t i = 0;
+  for (; i + 2 * V <= n; i += 2 * V) {
+    for (int64_t idx = i; idx < i + 2 * V; idx += V) {
+      const T base = scalar_at(idx);
+      for (int64_t k = 0; k < V; ++k) out[idx + k] = vec_elem(base, k);
+    }
+  }
+  for (; i < n; ++i) out[i] = scalar_at(i);
+}
+
+// Wrapping int64 arithmetic (PyTorch's kernels wrap; signed overflow is undefined in C++).
+int64_t wrap_mul_add(int64_t start, int64_t step, int64_t i) {
+  return static_cast<int64_t>(static_cast<uint64_t>(start) + static_cast<uint64_t>(step) * static_cast<uint64_t>(i));
+}
+
+// Moves a host result to the requested device and applies requires_grad.
+Tensor finish_host(Tensor host, const TensorOptions& options) {
+  Tensor t = options.device().is_cpu() ? host : host.to(options.device());
+  set_requires_grad(t, options);
+  return t;
+}
+
+}  // namespace
+
+// at::arange_out and arange_kernel (RangeFactories.cpp, RangeFactoriesKernel.cpp).
 Tensor arange(const Scalar& start, const Scalar& end, const Scalar& step, TensorOptions options) {
   if (!options.has_dtype()) {
     const bool all_int = start.is_integral(true) && end.is_integral(true) && step.is_integral(true);
     options = options.dtype(all_int ? kInt64 : get_default_dtype());
   }
-  const double s = start.to_double(), e = end.to_double(), st = step.to_double();
-  CTORCH_CHECK_VALUE(st != 0, "step must be nonzero");
-  CTORCH_CHECK_VALUE(std::isfinite(s) && std::isfinite(e), "unsupported range: ", s, " -> ", e);
-  CTORCH_CHECK_VALUE((st > 0 && e >= s) || (st < 0 && e <= s), "upper bound and larger bound inconsistent with step sign");
-  int64_t n;
-  if (is_integral(options.dtype(), false) && start.is_integral(false) && end.is_integral(false) &&
-      step.is_integral(false)) {
-    const int64_t si = start.to_long(), ei = end.to_long(), sti = step.to_long();
-    n = sti > 0 ? (ei - si + sti - 1) / sti : (si - ei - sti - 1) / (-sti);
-  } else {
-    n = static_cast<int64_t>(std::ceil((e - s) / st));
-  }
-  Tensor t = empty({n}, options.requires_grad(false));
-  // Values are computed in double (int64 for integer dtypes) and converted, as PyTorch does.
-  Tensor values = empty({n}, TensorOptions(is_integral(options.dtype(), false) ? kInt64 : kFloat64));
-  if (values.dtype() == kInt64) {
-    auto* p = values.data_ptr<int64_t>();
-    const int64_t si = start.to_long(), sti = step.to_long();
-    for (int64_t i = 0; i < n; ++i) p[i] = si + i * sti;
-  } else {
-    auto* p = values.data_ptr<double>();
-    for (int64_t i = 0; i < n; ++i) p[i] = s + static_cast<double>(i) * st;
-  }
-  t.copy_(values);
-  if (options.requires_grad()) t.requires_grad_(true);
-  return t;
+  const ScalarType dtype = options.dtype();
+  CTORCH_CHECK_TYPE(dtype != kBool, "\"arange_cpu\" not implemented for 'Bool'");
+  return kernels::dispatch_all(dtype, "arange_cpu", [&](auto tag) -> Tensor {
+    using T = typename decltype(tag)::type;
+    if constexpr (std::is_same_v<T, bool>) {
+      return Tensor();  // rejected above
+    } else {
+      using Acc = range_acc_t<T>;
+      const Acc xstart = detail::checked_convert<Acc>(start);
+      const Acc xend = detail::checked_convert<Acc>(end);
+      const Acc xstep = detail::checked_convert<Acc>(step);
+      // The size uses double arithmetic, except that int64 subtracts the bounds as int64.
+      double size_d;
+      if constexpr (std::is_same_v<T, int64_t>) {
+        const int64_t diff = static_cast<int64_t>(static_cast<uint64_t>(xend) - static_cast<uint64_t>(xstart));
+        size_d = std::ceil(static_cast<double>(diff) / static_cast<double>(xstep));
+      } else {
+        size_d = std::ceil((end.to_double() - start.to_double()) / step.to_double());
+      }
+      CTORCH_CHECK_VALUE(xstep > 0 || xstep < 0, "step must be nonzero");
+      CTORCH_CHECK_VALUE(std::isfinite(static_cast<double>(xstart)) && std::isfinite(static_cast<double>(xend)),
+                         "unsupported range: ", xstart, " -> ", xend);
+      CTORCH_CHECK_VALUE((xstep > 0 && xend >= xstart) || (xstep < 0 && xend <= xstart),
+                         "upper bound and larger bound inconsistent with step sign");
+      CTORCH_CHECK_VALUE(size_d >= 0 && size_d <= static_cast<double>(INT64_MAX), "invalid size, possible overflow?");
+      const int64_t n = static_cast<int64_t>(size_d);
+      Tensor host = empty({n}, TensorOptions(dtype));
+      T* out = host.data_ptr<T>();
+      if constexpr (std::is_integral_v<T>) {
+        for (int64_t i = 0; i < n; ++i) out[i] = static_cast<T>(wrap_mul_add(xstart, xstep, i));
+      } else {
+        // start + step * idx in Acc (fused, as compiled), rounded to T; vector elements add k * step
+        // to the rounded vector base.
+        fill_range<T>(
+            out, n, [&](int64_t i) { return static_cast<T>(std::fma(xstep, static_cast<Acc>(i), xstart)); },
+            [&](T base, int64_t k) {
+              return static_cast<T>(std::fma(xstep, static_cast<Acc>(k), static_cast<Acc>(base)));
+            });
+      }
+      return finish_host(host, options);
+    }
+  });
 }
 
+// at::linspace_out and linspace_kernel: the first half counts up from start, the second half down
+// from end, in T's own arithmetic (double steps for integer types).
 Tensor linspace(const Scalar& start, const Scalar& end, int64_t steps, TensorOptions options) {
   CTORCH_CHECK_VALUE(steps >= 0, "number of steps must be non-negative");
   if (!options.has_dtype()) options = options.dtype(get_default_dtype());
-  Tensor values = empty({steps}, TensorOptions(kFloat64));
-  auto* p = values.data_ptr<double>();
-  const double s = start.to_double(), e = end.to_double();
+  const ScalarType dtype = options.dtype();
+  Tensor host = empty({steps}, TensorOptions(dtype));
   if (steps == 1) {
-    p[0] = s;
+    ops::fill_into(host, start);
   } else if (steps > 1) {
-    // PyTorch fills the first half from the start and the second half from the end.
-    const double step = (e - s) / static_cast<double>(steps - 1);
-    const int64_t half = steps / 2;
-    for (int64_t i = 0; i < steps; ++i) p[i] = i < half ? s + step * static_cast<double>(i)
-                                                        : e - step * static_cast<double>(steps - i - 1);
-  }
-  if (is_floating_point(options.dtype()) && options.dtype() != kFloat64) {
-    // float32 linspace is computed in float in PyTorch.
-    Tensor t = empty({steps}, options.requires_grad(false));
-    if (options.dtype() == kFloat32) {
-      auto* q = t.data_ptr<float>();
-      const float sf = static_cast<float>(s), ef = static_cast<float>(e);
-      const float step = steps > 1 ? (ef - sf) / static_cast<float>(steps - 1) : 0.f;
+    CTORCH_CHECK_TYPE(dtype != kBool, "\"linspace_cpu\" not implemented for 'Bool'");
+    kernels::dispatch_all(dtype, "linspace_cpu", [&](auto tag) {
+      using T = typename decltype(tag)::type;
+      const T s = detail::checked_convert<T>(start);
+      const T e = detail::checked_convert<T>(end);
+      T* out = static_cast<T*>(host.data_ptr());
       const int64_t half = steps / 2;
-      for (int64_t i = 0; i < steps; ++i) q[i] = i < half ? sf + step * static_cast<float>(i)
-                                                          : ef - step * static_cast<float>(steps - i - 1);
-    } else {
-      t.copy_(values);
-    }
-    if (options.requires_grad()) t.requires_grad_(true);
-    return t;
+      if constexpr (std::is_same_v<T, bool>) {
+        // rejected above
+      } else if constexpr (std::is_integral_v<T>) {
+        const double step = (static_cast<double>(e) - static_cast<double>(s)) / static_cast<double>(steps - 1);
+        auto at = [&](int64_t i) {
+          return i < half ? std::fma(step, static_cast<double>(i), static_cast<double>(s))
+                          : std::fma(-step, static_cast<double>(steps - i - 1), static_cast<double>(e));
+        };
+        fill_range<T>(
+            out, steps, [&](int64_t i) { return static_cast<T>(at(i)); },
+            [&](T base, int64_t k) { return static_cast<T>(static_cast<double>(base) + static_cast<double>(k) * step); });
+      } else if constexpr (std::is_floating_point_v<T>) {
+        const T step = (e - s) / static_cast<T>(steps - 1);
+        fill_range<T>(
+            out, steps,
+            [&](int64_t i) {
+              return i < half ? std::fma(step, static_cast<T>(i), s)
+                              : std::fma(-step, static_cast<T>(steps - i - 1), e);
+            },
+            [&](T base, int64_t k) { return base + static_cast<T>(k) * step; });
+      } else {
+        // float16 / bfloat16: every operation rounds to T, as c10::Half arithmetic does.
+        auto sub = [](T a, T b) { return T(static_cast<float>(a) - static_cast<float>(b)); };
+        auto add = [](T a, T b) { return T(static_cast<float>(a) + static_cast<float>(b)); };
+        auto mul = [](T a, T b) { return T(static_cast<float>(a) * static_cast<float>(b)); };
+        auto idx = [](int64_t i) { return T(static_cast<float>(i)); };
+        const T step = T(static_cast<float>(sub(e, s)) / static_cast<float>(idx(steps - 1)));
+        fill_range<T>(
+            out, steps,
+            [&](int64_t i) { return i < half ? add(s, mul(step, idx(i))) : sub(e, mul(step, idx(steps - i - 1))); },
+            [&](T base, int64_t k) { return add(base, mul(idx(k), step)); });
+      }
+    });
   }
-  return values.to(options.device(), options.dtype());
+  return finish_host(host, options);
 }
 
 Tensor eye(int64_t n, std::optional<int64_t> m, TensorOptions options) {
@@ -167,8 +249,11 @@ Tensor eye(int64_t n, std::optional<int64_t> m, TensorOptions options) {
   CTORCH_CHECK_VALUE(cols >= 0, "m must be greater or equal to 0, got ", cols);
   Tensor t = zeros({n, cols}, options.requires_grad(false));
   const int64_t k = std::min(n, cols);
-  if (k > 0) t.as_strided({k}, {cols + 1}).fill_(1);
-  if (options.requires_grad()) t.requires_grad_(true);
+  if (k > 0) {
+    Tensor diagonal = t.as_strided({k}, {cols + 1});
+    ops::fill_into(diagonal, 1);
+  }
+  set_requires_grad(t, options);
   return t;
 }
 
@@ -203,7 +288,7 @@ Tensor from_blob(void* data, IntArrayRef sizes, IntArrayRef strides, TensorOptio
   DataPtr ptr(data, new BlobContext{std::move(deleter), data}, &delete_blob, device);
   Storage storage = Storage::make(std::move(ptr), static_cast<size_t>(extent * element_size(dtype)), nullptr);
   Tensor t(IntrusivePtr<TensorImpl>::make(std::move(storage), dtype, sizes, strides, 0));
-  if (options.requires_grad()) t.requires_grad_(true);
+  set_requires_grad(t, options);
   return t;
 }
 
@@ -214,84 +299,95 @@ Tensor from_blob(void* data, IntArrayRef sizes, TensorOptions options, std::func
 
 namespace {
 
-struct ListInfo {
-  DimVector shape;
-  ScalarType dtype = kBool;
-  bool any = false;
-};
-
-void infer(const NestedList& l, size_t depth, ListInfo& info, bool& first_at_depth) {
+// torch/csrc/utils/tensor_new.cpp: infer_scalar_type promotes over every leaf (an empty list
+// counts as the default dtype), compute_sizes follows the first element of each level, and
+// recursive_store checks every level against those sizes while it writes.
+ScalarType infer_dtype(const NestedList& l) {
   if (l.is_scalar()) {
-    CTORCH_CHECK_VALUE(depth == info.shape.size(), "expected sequence of length ",
-                       depth < info.shape.size() ? info.shape[depth] : 0, " at dim ", depth, " (got a number)");
-    const ScalarType t = l.scalar().is_floating_point() ? get_default_dtype()
-                         : l.scalar().is_bool()         ? kBool
-                                                        : kInt64;
-    info.dtype = info.any ? promote_types(info.dtype, t) : t;
-    info.any = true;
-    return;
+    const Scalar& v = l.scalar();
+    return v.is_floating_point() ? get_default_dtype() : v.is_bool() ? kBool : kInt64;
   }
-  const int64_t n = static_cast<int64_t>(l.items().size());
-  if (depth == info.shape.size() && first_at_depth) {
-    info.shape.push_back(n);
-  } else {
-    CTORCH_CHECK_VALUE(depth < info.shape.size() && info.shape[depth] == n, "expected sequence of length ",
-                       depth < info.shape.size() ? info.shape[depth] : 0, " at dim ", depth, " (got ", n, ")");
-  }
-  for (const NestedList& item : l.items()) infer(item, depth + 1, info, first_at_depth);
-  first_at_depth = false;
+  if (l.items().empty()) return get_default_dtype();
+  ScalarType t = infer_dtype(l.items()[0]);
+  for (size_t i = 1; i < l.items().size(); ++i) t = promote_types(t, infer_dtype(l.items()[i]));
+  return t;
 }
 
-void flatten_values(const NestedList& l, std::vector<Scalar>& out) {
-  if (l.is_scalar()) {
-    out.push_back(l.scalar());
+DimVector compute_sizes(const NestedList& data) {
+  DimVector sizes;
+  const NestedList* l = &data;
+  while (!l->is_scalar()) {
+    sizes.push_back(static_cast<int64_t>(l->items().size()));
+    if (l->items().empty()) break;
+    l = &l->items()[0];
+  }
+  return sizes;
+}
+
+// Python's name for an integer dtype in tensor() conversion errors.
+const char* python_int_name(ScalarType t) {
+  switch (t) {
+    case kUInt8: return "uint8";
+    case kInt8: return "int8";
+    case kInt16: return "int16";
+    case kInt32: return "int32";
+    default: return "int64";
+  }
+}
+
+template <class T>
+void recursive_store(const NestedList& l, size_t dim, IntArrayRef sizes, ScalarType dtype, T*& out) {
+  if (dim == sizes.size()) {
+    CTORCH_CHECK_TYPE(l.is_scalar(), is_integral(dtype, true) ? "'list' object cannot be interpreted as an integer"
+                                                              : "must be real number, not list");
+    const Scalar& v = l.scalar();
+    if constexpr (std::is_same_v<T, bool>) {
+      *out++ = v.to_bool();
+    } else if constexpr (std::is_integral_v<T>) {
+      *out++ = detail::checked_convert<T>(v, python_int_name(dtype));
+    } else if constexpr (std::is_same_v<T, Half> || std::is_same_v<T, BFloat16>) {
+      *out++ = T(static_cast<float>(v.to_double()));
+    } else {
+      *out++ = static_cast<T>(v.to_double());
+    }
     return;
   }
-  for (const NestedList& item : l.items()) flatten_values(item, out);
+  CTORCH_CHECK_TYPE(!l.is_scalar(), "not a sequence");
+  const int64_t n = static_cast<int64_t>(l.items().size());
+  CTORCH_CHECK_VALUE(n == sizes[dim], "expected sequence of length ", sizes[dim], " at dim ", dim, " (got ", n, ")");
+  for (const NestedList& item : l.items()) recursive_store(item, dim + 1, sizes, dtype, out);
 }
 
 }  // namespace
 
 Tensor tensor(const NestedList& data, TensorOptions options) {
-  ListInfo info;
-  bool first = true;
-  infer(data, 0, info, first);
-  if (!info.any) info.dtype = get_default_dtype();  // torch.tensor([]) is float
-  std::vector<Scalar> values;
-  flatten_values(data, values);
-  const ScalarType dtype = options.dtype_opt().value_or(info.dtype);
-  Tensor host = empty(info.shape, TensorOptions(dtype));
+  const ScalarType dtype = options.dtype_opt().value_or(infer_dtype(data));
+  const DimVector sizes = compute_sizes(data);
+  Tensor host = empty(sizes, TensorOptions(dtype));
   kernels::dispatch_all(dtype, "tensor", [&](auto tag) {
     using T = typename decltype(tag)::type;
-    T* p = host.data_ptr<T>();
-    for (size_t i = 0; i < values.size(); ++i) {
-      const Scalar& v = values[i];
-      if constexpr (std::is_same_v<T, Half> || std::is_same_v<T, BFloat16>) {
-        p[i] = T(static_cast<float>(v.to_double()));
-      } else if constexpr (std::is_same_v<T, bool>) {
-        p[i] = v.to_bool();
-      } else if constexpr (std::is_integral_v<T>) {
-        p[i] = static_cast<T>(v.to_long());
-      } else {
-        p[i] = static_cast<T>(v.to_double());
-      }
-    }
+    T* p = static_cast<T*>(host.data_ptr());
+    recursive_store<T>(data, 0, sizes, dtype, p);
   });
-  Tensor t = options.device().is_cpu() ? host : host.to(options.device());
-  if (options.requires_grad()) t.requires_grad_(true);
-  return t;
+  return finish_host(host, options);
 }
 
 template <class T>
 Tensor tensor(const std::vector<T>& data, TensorOptions options) {
   const int64_t n = static_cast<int64_t>(data.size());
   Tensor host = empty({n}, TensorOptions(scalar_type_of<T>));
-  std::copy(data.begin(), data.end(), host.data_ptr<T>());
+  T* p = static_cast<T*>(host.data_ptr());
+  for (int64_t i = 0; i < n; ++i) p[i] = data[static_cast<size_t>(i)];  // vector<bool> has no data()
   Tensor t = host.to(options.device_opt().value_or(Device(DeviceType::CPU)), options.dtype_opt().value_or(scalar_type_of<T>));
-  if (options.requires_grad()) t.requires_grad_(true);
+  set_requires_grad(t, options);
   return t;
 }
 
+template Tensor tensor<bool>(const std::vector<bool>&, TensorOptions);
+template Tensor tensor<int8_t>(const std::vector<int8_t>&, TensorOptions);
+template Tensor tensor<int16_t>(const std::vector<int16_t>&, TensorOptions);
+template Tensor tensor<Half>(const std::vector<Half>&, TensorOptions);
+template Tensor tensor<BFloat16>(const std::vector<BFloat16>&, TensorOptions);
 template Tensor tensor<float>(const std::vector<float>&, TensorOptions);
 template Tensor tensor<double>(const std::vector<double>&, TensorOptions);
 template Tensor tensor<int64_t>(const std::vector<int64_t>&, TensorOptions);

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <numeric>
 
+#include "core/scalar_convert.h"
 #include "ctorch/factories.h"
 #include "ctorch/ops.h"
 #include "kernels/dispatch.h"
@@ -13,21 +14,22 @@
 
 namespace ctorch {
 
-int64_t Tensor::size(int64_t dim) const {
-  CTORCH_CHECK_INDEX(this->dim() > 0, "dimension specified as ", dim, " but tensor has no dimensions");
-  return sizes()[ops::wrap_dim(dim, this->dim())];
+namespace {
+// maybe_wrap_dim without wrap_scalar: a 0-dim tensor has no dim to ask about.
+int64_t wrap_size_dim(int64_t dim, int64_t ndim) {
+  CTORCH_CHECK_INDEX(ndim > 0, "Dimension specified as ", dim, " but tensor has no dimensions");
+  return ops::wrap_dim(dim, ndim);
 }
+}  // namespace
 
-int64_t Tensor::stride(int64_t dim) const {
-  CTORCH_CHECK_INDEX(this->dim() > 0, "dimension specified as ", dim, " but tensor has no dimensions");
-  return strides()[ops::wrap_dim(dim, this->dim())];
-}
+int64_t Tensor::size(int64_t dim) const { return sizes()[wrap_size_dim(dim, this->dim())]; }
+
+int64_t Tensor::stride(int64_t dim) const { return strides()[wrap_size_dim(dim, this->dim())]; }
 
 bool Tensor::is_pinned() const { return is_cpu() && impl_->storage()->pinned(); }
 
 Tensor& Tensor::requires_grad_(bool value) {
-  CTORCH_CHECK(!value || is_floating_point(),
-               "only Tensors of floating point and complex dtype can require gradients");
+  CTORCH_CHECK(!value || is_floating_point(), "only Tensors of floating point dtype can require gradients");
   impl_->set_requires_grad(value);
   return *this;
 }
@@ -67,32 +69,50 @@ template std::vector<BFloat16> Tensor::to_vector<BFloat16>() const;
 
 namespace {
 
-// True when the strides are a permutation of some contiguous layout (no gaps, no overlap).
-bool is_non_overlapping_and_dense(const Tensor& t) {
-  if (t.is_contiguous()) return true;
-  const int64_t n = t.dim();
-  std::vector<int64_t> perm(n);
-  std::iota(perm.begin(), perm.end(), 0);
-  std::sort(perm.begin(), perm.end(), [&](int64_t a, int64_t b) {
-    if (t.sizes()[a] < 2) return false;
-    if (t.sizes()[b] < 2) return true;
-    return t.strides()[a] < t.strides()[b];
-  });
-  int64_t expected = 1;
-  for (int64_t d : perm) {
-    const int64_t size = t.sizes()[d];
-    if (size == 1) continue;
-    if (t.strides()[d] != expected) return false;
-    expected *= size;
+// at::infer_dense_strides: contiguous strides in the order of t's strides (stable insertion
+// sort, stride-0 dims keep their place), as empty_like(preserve_format) lays out a non-dense input.
+DimVector infer_dense_strides(IntArrayRef sizes, IntArrayRef strides) {
+  const size_t n = sizes.size();
+  DimVector out(n);
+  if (n == 0) return out;
+  DimVector perm(n);
+  for (size_t i = 0; i < n; ++i) perm[i] = static_cast<int64_t>(n - 1 - i);  // fastest dim first
+  auto should_swap = [&](int64_t d0, int64_t d1) {
+    const int64_t s0 = strides[d0], s1 = strides[d1];
+    if (s0 == 0 || s1 == 0) return 0;
+    if (s0 < s1) return -1;
+    if (s0 > s1) return 1;
+    return sizes[d0] > sizes[d1] ? 1 : 0;
+  };
+  for (size_t i = 1; i < n; ++i) {
+    size_t d1 = i;
+    for (size_t j = 1; j <= i; ++j) {
+      const size_t d0 = i - j;
+      const int c = should_swap(perm[d0], perm[d1]);
+      if (c > 0) {
+        std::swap(perm[d0], perm[d1]);
+        d1 = d0;
+      } else if (c < 0) {
+        break;
+      }
+    }
   }
-  return true;
+  int64_t stride = 1;
+  for (size_t i = 0; i < n; ++i) {
+    const int64_t d = perm[i];
+    out[d] = stride;
+    if (sizes[d] > 1) stride *= sizes[d];
+  }
+  return out;
 }
 
-// An empty tensor shaped like `t` on `device` with `dtype`, keeping t's strides when dense.
+// An empty tensor shaped like `t` on `device` with `dtype` (empty_like with preserve_format):
+// t's strides when t is dense, else dense strides in t's dim order.
 Tensor empty_preserving(const Tensor& t, Device device, ScalarType dtype, bool pinned = false) {
   TensorOptions options = TensorOptions().dtype(dtype).device(device).pinned_memory(pinned);
-  if (!t.is_contiguous() && is_non_overlapping_and_dense(t)) return empty_strided(t.sizes(), t.strides(), options);
-  return empty(t.sizes(), options);
+  if (t.is_contiguous()) return empty(t.sizes(), options);
+  if (ops::is_non_overlapping_and_dense(t)) return empty_strided(t.sizes(), t.strides(), options);
+  return empty_strided(t.sizes(), infer_dense_strides(t.sizes(), t.strides()), options);
 }
 
 }  // namespace
@@ -105,7 +125,7 @@ Tensor Tensor::to(const TensorOptions& options, bool non_blocking, bool copy) co
   // A non-blocking device-to-host copy lands in pinned memory, so it can stay asynchronous.
   const bool pin_out = non_blocking && is_cuda() && target_device.is_cpu();
   Tensor out = empty_preserving(*this, target_device, target_dtype, pin_out);
-  out.copy_(*this, non_blocking);
+  ops::copy_into(out, *this, non_blocking);
   return out;
 }
 
@@ -145,40 +165,64 @@ bool may_overlap(const Tensor& a, const Tensor& b) {
 
 }  // namespace
 
-Tensor& Tensor::copy_(const Tensor& src, bool non_blocking) {
-  CTORCH_CHECK(defined() && src.defined(), "copy_: both tensors must be defined");
-  const DimVector shape = broadcast_shapes(sizes(), src.sizes());
-  CTORCH_CHECK(IntArrayRef(shape) == sizes(), "output with shape ", sizes(), " doesn't match the broadcast shape ",
-               IntArrayRef(shape));
-  if (is_same(src)) return *this;
-  if (numel() == 0) return *this;
-  if (device() != src.device()) {
-    ops::copy_between_devices(*this, src, non_blocking);
-    impl_->storage()->bump_version();
-    return *this;
+namespace ops {
+
+void copy_into(Tensor& dst, const Tensor& src, bool non_blocking) {
+  CTORCH_CHECK(dst.defined() && src.defined(), "copy_: both tensors must be defined");
+  const DimVector shape = broadcast_shapes(dst.sizes(), src.sizes());
+  CTORCH_CHECK(IntArrayRef(shape) == dst.sizes(), "output with shape ", dst.sizes(),
+               " doesn't match the broadcast shape ", IntArrayRef(shape));
+  if (dst.is_same(src)) return;
+  check_no_internal_overlap(dst);
+  if (dst.numel() == 0) return;
+  if (dst.device() != src.device()) {
+    copy_between_devices(dst, src, non_blocking);
+    return;
   }
-  // A source overlapping the destination in a different layout is copied out first.
-  const Tensor source = may_overlap(*this, src) && !(src.data_ptr() == data_ptr() && src.strides() == strides())
-                            ? src.clone()
-                            : src;
-  kernels::ElementwisePlan plan = ops::make_plan(*this, {&source});
+  check_no_partial_overlap(dst, src);
+  if (src.data_ptr() == dst.data_ptr() && src.dtype() == dst.dtype() && src.sizes() == dst.sizes() &&
+      src.strides() == dst.strides()) {
+    return;  // the same elements (e.g. a.copy_(a.detach()))
+  }
+  // A source overlapping the destination in a layout too irregular to check is copied out first.
+  const Tensor source = may_overlap(dst, src) ? src.clone() : src;
+  kernels::ElementwisePlan plan = make_plan(dst, {&source});
   char* data[kernels::kMaxOperands];
-  ops::plan_data(data, *this, {&source});
-  ops::kernels_for(device()).cast_copy(dtype(), source.dtype(), plan, data, ops::stream_for(device()));
+  plan_data(data, dst, {&source});
+  kernels_for(dst.device()).cast_copy(dst.dtype(), source.dtype(), plan, data, stream_for(dst.device()));
+}
+
+void fill_into(Tensor& t, const Scalar& value) {
+  // The value must fit the dtype (fill_(1000) on int8 fails, as value.to<scalar_t>() does).
+  kernels::dispatch_all(t.dtype(), "fill_", [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    (void)detail::checked_convert<T>(value);
+  });
+  if (t.numel() == 0) return;
+  kernels::ElementwisePlan plan = make_plan(t, {});
+  char* data[kernels::kMaxOperands];
+  plan_data(data, t, {});
+  kernels_for(t.device()).fill(t.dtype(), plan, data, value, stream_for(t.device()));
+}
+
+}  // namespace ops
+
+Tensor& Tensor::copy_(const Tensor& src, bool non_blocking) {
+  ops::copy_into(*this, src, non_blocking);
   impl_->storage()->bump_version();
   return *this;
 }
 
 Tensor Tensor::clone() const {
   Tensor out = empty_preserving(*this, device(), dtype());
-  out.copy_(*this);
+  ops::copy_into(out, *this);
   return out;
 }
 
 Tensor Tensor::contiguous() const {
   if (is_contiguous()) return *this;
   Tensor out = empty(sizes(), options());
-  out.copy_(*this);
+  ops::copy_into(out, *this);
   return out;
 }
 
@@ -187,11 +231,7 @@ Tensor Tensor::detach() const {
 }
 
 Tensor& Tensor::fill_(const Scalar& value) {
-  if (numel() == 0) return *this;
-  kernels::ElementwisePlan plan = ops::make_plan(*this, {});
-  char* data[kernels::kMaxOperands];
-  ops::plan_data(data, *this, {});
-  ops::kernels_for(device()).fill(dtype(), plan, data, value, ops::stream_for(device()));
+  ops::fill_into(*this, value);
   impl_->storage()->bump_version();
   return *this;
 }

@@ -1,4 +1,5 @@
 // The cpu backend's elementwise kernels: the single-source functors run by the cpu launcher.
+#include <cmath>
 #include <limits>
 
 #include "backends/cpu/blas.h"
@@ -57,6 +58,62 @@ void unary(UnaryOp op, ScalarType dtype, const ElementwisePlan& plan, char* cons
   }
 }
 
+// Runs g(x, y) over the plan with either operand possibly a host scalar.
+template <class Out, class T, class G>
+void launch_binary(ScalarOperand side, const ElementwisePlan& plan, char* const* data, const Scalar& scalar,
+                   const G& g) {
+  using A = opmath_t<T>;
+  if (side == ScalarOperand::None) {
+    launch_elementwise<Out, T, T>(plan, data, [g](A x, A y) { return g(x, y); });
+    return;
+  }
+  // The scalar is converted to the storage type first, as PyTorch does for wrapped numbers.
+  const A s = static_cast<A>(scalar.to<T>());
+  if (side == ScalarOperand::Rhs) {
+    launch_elementwise<Out, T>(plan, data, [g, s](A x) { return g(x, s); });
+  } else {
+    launch_elementwise<Out, T>(plan, data, [g, s](A y) { return g(s, y); });
+  }
+}
+
+// x + alpha * y (Sub: x - alpha * y) for floating types with alpha != 1, rounded as PyTorch's cpu
+// kernels round: one fused multiply-add for float, double and bfloat16 (vec::fmadd), and a
+// rounding of alpha * y to half before the addition for float16.
+template <BinaryOp Op, class T>
+void run_scaled_add(ScalarOperand side, const ElementwisePlan& plan, char* const* data, const Scalar& scalar,
+                    opmath_t<T> alpha) {
+  using A = opmath_t<T>;
+  if (Op == BinaryOp::Sub) alpha = -alpha;
+  if constexpr (std::is_same_v<T, Half>) {
+    launch_binary<T, T>(side, plan, data, scalar,
+                        [alpha](A x, A y) { return x + static_cast<A>(static_cast<T>(alpha * y)); });
+  } else {
+    launch_binary<T, T>(side, plan, data, scalar, [alpha](A x, A y) { return std::fma(alpha, y, x); });
+  }
+}
+
+// pow(tensor, scalar) for float and double: PyTorch's special cases (squares, cubes, square
+// roots, reciprocals computed with plain arithmetic) and otherwise pow in double.
+template <class T>
+void run_pow_scalar(const ElementwisePlan& plan, char* const* data, double e) {
+  auto run = [&](auto g) { launch_elementwise<T, T>(plan, data, g); };
+  if (e == 2.0) {
+    run([](T x) { return x * x; });
+  } else if (e == 3.0) {
+    run([](T x) { return x * x * x; });
+  } else if (e == -2.0) {
+    run([](T x) { return T(1) / (x * x); });
+  } else if (e == 0.5) {
+    run([](T x) { return std::sqrt(x); });
+  } else if (e == -0.5) {
+    run([](T x) { return T(1) / std::sqrt(x); });
+  } else if (e == -1.0) {
+    run([](T x) { return T(1) / x; });
+  } else {
+    run([e](T x) { return static_cast<T>(std::pow(static_cast<double>(x), e)); });
+  }
+}
+
 template <BinaryOp Op>
 void run_binary(ScalarType dtype, ScalarOperand side, const ElementwisePlan& plan, char* const* data,
                 const OpArgs& args) {
@@ -64,18 +121,27 @@ void run_binary(ScalarType dtype, ScalarOperand side, const ElementwisePlan& pla
     using T = typename decltype(tag)::type;
     using A = opmath_t<T>;
     using Out = std::conditional_t<kernels::produces_bool(Op), bool, T>;
-    const A alpha = args.alpha.to<A>();
     const kernels::Binary<Op> f{};
-    if (side == ScalarOperand::None) {
-      launch_elementwise<Out, T, T>(plan, data, [f, alpha](A x, A y) { return f(x, y, alpha); });
-    } else {
-      // The scalar is converted to the storage type first, as PyTorch does for wrapped numbers.
-      const A s = static_cast<A>(static_cast<T>(args.scalar.to<A>()));
-      if (side == ScalarOperand::Rhs) {
-        launch_elementwise<Out, T>(plan, data, [f, alpha, s](A x) { return f(x, s, alpha); });
-      } else {
-        launch_elementwise<Out, T>(plan, data, [f, alpha, s](A y) { return f(s, y, alpha); });
+    if constexpr (Op == BinaryOp::Add || Op == BinaryOp::Sub) {
+      // alpha in the storage type (alpha_scalar.to<scalar_t>()), computed in opmath.
+      const A alpha = static_cast<A>(args.alpha.to<T>());
+      if constexpr (std::is_floating_point_v<A>) {
+        if (alpha != A(1)) return run_scaled_add<Op, T>(side, plan, data, args.scalar, alpha);
       }
+      launch_binary<Out, T>(side, plan, data, args.scalar, [f, alpha](A x, A y) { return f(x, y, alpha); });
+    } else {
+      if constexpr (Op == BinaryOp::Pow && std::is_floating_point_v<A>) {
+        if (side == ScalarOperand::Rhs) {
+          if constexpr (std::is_same_v<T, A>) {
+            return run_pow_scalar<T>(plan, data, args.scalar.to_double());
+          } else {
+            // float16 / bfloat16: the exponent is rounded to the storage type first.
+            const A e = static_cast<A>(args.scalar.to<T>());
+            return launch_elementwise<T, T>(plan, data, [e](A x) { return std::pow(x, e); });
+          }
+        }
+      }
+      launch_binary<Out, T>(side, plan, data, args.scalar, [f](A x, A y) { return f(x, y); });
     }
   });
 }
@@ -97,11 +163,19 @@ void binary(BinaryOp op, ScalarType dtype, ScalarOperand side, const Elementwise
 
 template <class To, class From>
 To convert(From v) {
+  constexpr bool from_reduced = std::is_same_v<From, Half> || std::is_same_v<From, BFloat16>;
+  constexpr bool from_floating = std::is_floating_point_v<From> || from_reduced;
   if constexpr (std::is_same_v<To, bool>) {
-    return static_cast<float>(v) != 0.0f || static_cast<double>(v) != 0.0;
+    if constexpr (from_reduced) return static_cast<float>(v) != 0.0f; else return v != From(0);
   } else if constexpr ((std::is_same_v<To, Half> || std::is_same_v<To, BFloat16>)) {
     return To(static_cast<float>(v));
-  } else if constexpr (std::is_same_v<From, Half> || std::is_same_v<From, BFloat16>) {
+  } else if constexpr (from_floating && std::is_same_v<To, uint8_t>) {
+    // c10::static_cast_with_inter_type: float to uint8 goes through int64 (-1.5 gives 255).
+    return static_cast<uint8_t>(static_cast<int64_t>(static_cast<std::conditional_t<from_reduced, float, From>>(v)));
+  } else if constexpr (from_floating && std::is_integral_v<To> && sizeof(To) < 4) {
+    // As x86 converts float to int8/int16: through int32, keeping the low bits.
+    return static_cast<To>(static_cast<int32_t>(static_cast<std::conditional_t<from_reduced, float, From>>(v)));
+  } else if constexpr (from_reduced) {
     return static_cast<To>(static_cast<float>(v));
   } else {
     return static_cast<To>(v);
@@ -147,6 +221,12 @@ void where(ScalarType dtype, const ElementwisePlan& plan, char* const* data, Str
 }
 
 }  // namespace
+
+// Defined in backends/cpu/reduce.cpp.
+void reduce_kernel(kernels::ReduceOp op, ScalarType in, ScalarType out, const kernels::ReducePlan& plan,
+                   char* const* data, const kernels::ReduceArgs& args, Stream stream);
+void softmax_kernel(ScalarType dtype, bool log, const kernels::SoftmaxPlan& plan, char* const* data, Stream stream);
+
 }  // namespace ctorch::backends::cpu
 
 namespace ctorch::ops {
@@ -159,6 +239,8 @@ const KernelTable& cpu_kernels() {
       .fill = backends::cpu::fill,
       .where = backends::cpu::where,
       .gemm = backends::cpu::gemm,
+      .reduce = backends::cpu::reduce_kernel,
+      .softmax = backends::cpu::softmax_kernel,
   };
   return table;
 }

@@ -72,6 +72,29 @@ void where(ScalarType dtype, const ElementwisePlan& plan, char* const* data, Str
   instance().enqueue(stream, [l, dtype] { ops::cpu_kernels().where(dtype, l.plan, l.data, kCpuStream); }, "where");
 }
 
+void gemm(ScalarType dtype, bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, const Scalar& alpha,
+          const void* a, int64_t lda, int64_t stride_a, const void* b, int64_t ldb, int64_t stride_b,
+          const Scalar& beta, void* c, int64_t ldc, int64_t stride_c, int64_t batch, Stream stream) {
+  const int64_t es = element_size(dtype);
+  // Bytes a strided batch of row-major matrices spans: (batch-1)*stride + (rows-1)*ld + cols.
+  auto extent = [&](int64_t rows, int64_t cols, int64_t ld, int64_t stride) -> size_t {
+    if (batch == 0 || rows == 0 || cols == 0) return 0;
+    return static_cast<size_t>(((batch - 1) * stride + (rows - 1) * ld + cols) * es);
+  };
+  const DeviceIndex dev = stream.device().index();
+  const bool reads_ab = k > 0 && !(alpha.to_double() == 0.0);
+  const void* ha = reads_ab ? instance().translate(a, extent(trans_a ? k : m, trans_a ? m : k, lda, stride_a), dev) : a;
+  const void* hb = reads_ab ? instance().translate(b, extent(trans_b ? n : k, trans_b ? k : n, ldb, stride_b), dev) : b;
+  void* hc = instance().translate(c, extent(m, n, ldc, stride_c), dev);
+  instance().enqueue(
+      stream,
+      [=] {
+        ops::cpu_kernels().gemm(dtype, trans_a, trans_b, m, n, k, alpha, ha, lda, stride_a, hb, ldb, stride_b, beta, hc,
+                                ldc, stride_c, batch, kCpuStream);
+      },
+      "gemm");
+}
+
 }  // namespace
 
 /// The emulated backend's kernel table.
@@ -82,13 +105,16 @@ const ops::KernelTable& kernels() {
       .cast_copy = cast_copy,
       .fill = fill,
       .where = where,
+      .gemm = gemm,
   };
   return table;
 }
 
 namespace {
-// Ops on emulated devices find this table through the runtime they run on.
-const bool registered = (ops::register_kernels(&instance(), &kernels()), true);
+// Ops on emulated devices find this table through the runtime they run on; CTORCH_EMULATED_CUDA
+// is consulted before the real CUDA backend (Note [Runtime selection]).
+const bool registered = (ops::register_kernels(&instance(), &kernels()),
+                         impl::register_runtime_factory(DeviceType::CUDA, 0, &runtime_from_environment), true);
 }  // namespace
 
 }  // namespace ctorch::backends::emulated

@@ -1,0 +1,165 @@
+// The emulated CUDA runtime: N virtual GPUs in host memory, with real data and real asynchrony.
+//
+// Note [Emulated runtime]
+// - Devices: configured by EmulationConfig (CTORCH_EMULATED_CUDA, ctorch::cuda::emulate(), or
+//   configure()); reconfiguring is refused while allocations, events or stream work are alive.
+// - Memory: Note [Emulated device memory] (memory.h). Device pointers fault on the host; kernels
+//   reach memory through translate(), which checks liveness, bounds and peer access.
+// - Streams: stream 0 of each device is the legacy default stream; create_stream() hands out
+//   pool streams round-robin (32 per priority level, 4 levels, PyTorch's StreamId encoding).
+//   Every stream is served by its own worker thread (StreamWorker), started at the first task.
+//   Pool streams are NON-BLOCKING (cudaStreamNonBlocking, as PyTorch creates them): the default
+//   stream does not synchronize with them. Only blocking streams (create_blocking_stream(), the
+//   emulated cudaStreamCreate) take part in the legacy rule: work on the default stream waits for
+//   all earlier work on the device's blocking streams, and later work on those waits for it.
+// - Errors: a task that throws makes its stream sticky (StreamWorker); query/synchronize of the
+//   stream, synchronize_device, and query/synchronize of events recorded after the failure
+//   rethrow it as ctorch::Error; waiting on such an event makes the waiting stream sticky too.
+// - Copies from or to pageable host memory behave as cudaMemcpyAsync does: H2D stages the
+//   source before returning (the caller may reuse its buffer at once), D2H returns only after the
+//   copy has completed. Copies with pinned host memory (pinned_allocate) are fully asynchronous.
+// - raw_free and pinned_free wait for queued work first (raw_free: the owning device's streams;
+//   pinned_free: every device), as cudaFree/cudaFreeHost do, except when called from a stream
+//   task, where waiting could deadlock. A peer device's task still using freed memory fails its
+//   translate() (or, if it translated earlier, sees the poison pattern). Invalid frees cannot
+//   throw: they become a sticky error of the device, reported by synchronize_device.
+// - Copy and memset tasks check their device pointers twice: at enqueue (invalid argument, thrown
+//   to the caller) and again when they run (illegal memory access, sticky on the stream).
+// - Workers of instance() are stopped at process exit (atexit): the running task finishes, queued
+//   tasks are dropped, and later tasks run inline. The instance itself is leaked on purpose so
+//   that tensors destroyed during static destruction can still free their memory.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <cstddef>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string_view>
+#include <unordered_set>
+#include <utility>
+#include <vector>
+
+#include "ctorch/emulation.h"
+#include "runtime/device_runtime.h"
+
+namespace ctorch::backends::emulated {
+
+class StreamWorker;
+struct Topology;
+struct DeviceState;
+struct EmulatedEvent;
+class PinnedRegistry;
+
+/// Priority levels of the stream pools (0, -1, -2, -3) and streams per level.
+inline constexpr int kPriorityLevels = 4;
+inline constexpr int kStreamsPerPool = 32;
+/// Maximum number of emulated devices.
+inline constexpr int kMaxDevices = 64;
+
+/// N emulated CUDA devices (see Note [Emulated runtime]). Every method is thread-safe.
+class EmulatedRuntime final : public impl::DeviceRuntime {
+ public:
+  /// A runtime with no devices (configure() adds them).
+  EmulatedRuntime();
+  /// A runtime configured by `config`.
+  explicit EmulatedRuntime(const cuda::EmulationConfig& config);
+  /// Waits for queued work, then releases workers, memory and events. Must not throw.
+  ~EmulatedRuntime() override;
+  EmulatedRuntime(const EmulatedRuntime&) = delete;
+  EmulatedRuntime& operator=(const EmulatedRuntime&) = delete;
+
+  // --- impl::DeviceRuntime ---
+  DeviceType type() const noexcept override { return DeviceType::CUDA; }
+  int device_count() const noexcept override;
+  impl::DeviceProperties properties(DeviceIndex index) const override;
+  impl::RuntimeCapabilities capabilities() const noexcept override;
+  DeviceIndex current_device() const override;
+  void set_current_device(DeviceIndex index) override;
+  Stream create_stream(DeviceIndex index, int priority) override;
+  bool query_stream(Stream s) override;
+  void synchronize_stream(Stream s) override;
+  void synchronize_device(DeviceIndex index) override;
+  impl::EventHandle create_event(DeviceIndex index, impl::EventFlags flags) override;
+  void destroy_event(impl::EventHandle e) noexcept override;
+  void record_event(impl::EventHandle e, Stream s) override;
+  void wait_event(Stream s, impl::EventHandle e) override;
+  bool query_event(impl::EventHandle e) override;
+  void synchronize_event(impl::EventHandle e) override;
+  float elapsed_ms(impl::EventHandle start, impl::EventHandle end) override;
+  void* raw_allocate(DeviceIndex index, size_t bytes) override;
+  void raw_free(DeviceIndex index, void* ptr) noexcept override;
+  void copy_async(void* dst, DeviceIndex dst_index, const void* src, DeviceIndex src_index,
+                  size_t bytes, Stream s) override;
+  void memset_async(void* dst, int value, size_t bytes, Stream s) override;
+  void* pinned_allocate(size_t bytes) override;
+  void pinned_free(void* ptr) noexcept override;
+  void memory_info(DeviceIndex index, size_t* free_bytes, size_t* total_bytes) override;
+
+  // --- emulated-only API ---
+  /// Replaces the devices; throws ValueError for a bad config and Error while allocations,
+  /// events or stream work are alive. Streams and sticky errors of the old devices are gone.
+  void configure(const cuda::EmulationConfig& config);
+  /// The current configuration.
+  cuda::EmulationConfig config() const;
+  /// Runs `task` on stream `s`'s worker after the work queued before it. An exception thrown by
+  /// the task becomes the stream's sticky error, reported with `site` (e.g. "add at
+  /// ops/binary_ops.cpp:42"; copied, so any string will do).
+  void enqueue(Stream s, std::function<void()> task, const char* site);
+  /// The read-write alias of [device_ptr, device_ptr + bytes) after checking that the range lies
+  /// inside ONE live allocation of a device that `executing_device` may access (itself or a
+  /// peer); throws Error "CUDA error: an illegal memory access was encountered (...)" otherwise.
+  void* translate(const void* device_ptr, size_t bytes, DeviceIndex executing_device) const;
+  /// True when `ptr` lies in the memory range of an emulated device; stores its index.
+  bool owns(const void* ptr, DeviceIndex* device) const noexcept;
+  /// True when `ptr` lies in memory from pinned_allocate (tensor.is_pinned()).
+  bool is_pinned_pointer(const void* ptr) const noexcept;
+  /// True when `device` may access memory of `peer` (cudaDeviceCanAccessPeer; false for itself).
+  bool can_access_peer(DeviceIndex device, DeviceIndex peer) const;
+  /// A new BLOCKING stream (cudaStreamCreate; id even, as an external stream's), which takes part
+  /// in the legacy default-stream synchronization. At most 64 per device.
+  Stream create_blocking_stream(DeviceIndex index);
+  /// Priority of a stream (0 for default and blocking streams, -pri_idx for pool streams).
+  int stream_priority(Stream s) const;
+  /// Physical bytes backing device `index` (fresh, live, and quarantined freed memory).
+  size_t committed_bytes(DeviceIndex index) const;
+  /// Live raw allocations on device `index`.
+  size_t live_allocations(DeviceIndex index) const;
+
+ private:
+  Topology& topology() const;
+  DeviceState& device(DeviceIndex index, bool stream_api = false) const;
+  StreamWorker& worker(Stream s) const;
+  EmulatedEvent* event(impl::EventHandle e) const;
+  uint64_t enqueue_internal(Stream s, std::function<void()> task, std::string site, bool always_run);
+  void drain_device(DeviceState& dev) const noexcept;
+  void drain_all() const noexcept;
+  void shutdown_workers() noexcept;
+  void* endpoint(const void* p, DeviceIndex index, size_t bytes, DeviceIndex exec, const char* fn,
+                 const char* what) const;
+  friend void shutdown_instance_at_exit() noexcept;
+
+  std::atomic<Topology*> topology_;
+  mutable std::mutex config_mu_;  // serializes configure(); guards retired_
+  std::vector<std::unique_ptr<Topology>> retired_;  // old topologies (small; resources released)
+  std::unique_ptr<PinnedRegistry> pinned_;
+  mutable std::mutex events_mu_;
+  std::unordered_set<EmulatedEvent*> events_;  // live events; guarded by events_mu_
+};
+
+/// The process-wide emulated runtime (leaked on purpose; see Note [Emulated runtime]).
+EmulatedRuntime& instance();
+/// Parses CTORCH_EMULATED_CUDA once and configures instance() with it; returns it, or null
+/// when the variable is unset, empty, "0", or asks for 0 devices. Throws ValueError for a bad spec.
+impl::DeviceRuntime* runtime_from_environment();
+/// Parses a CTORCH_EMULATED_CUDA value; nullopt for "" and "0". Throws ValueError naming the
+/// bad key or value.
+std::optional<cuda::EmulationConfig> parse_config(std::string_view spec);
+/// Checks a configuration; throws ValueError naming the bad field.
+void validate_config(const cuda::EmulationConfig& config);
+/// Properties of emulated device `index` under `config`.
+impl::DeviceProperties make_properties(const cuda::EmulationConfig& config, DeviceIndex index);
+
+}  // namespace ctorch::backends::emulated
