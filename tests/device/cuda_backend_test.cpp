@@ -402,6 +402,47 @@ TEST_F(CudaBackend, MatrixProductsMatchCpu) {
   }
 }
 
+TEST_F(CudaBackend, ReductionsMatchCpu) {
+  for (ScalarType t : kAllTypes) {
+    SCOPED_TRACE(dtype_name(t));
+    const double tol = t == kFloat16 ? 1e-2 : t == kBFloat16 ? 5e-2 : t == kFloat32 ? 1e-4 : 1e-10;
+    Tensor x = linspace(-9.5, 11.0, 3 * 50 * 7, TensorOptions().dtype(kFloat64)).view({3, 50, 7});
+    x = t == kBool ? x.gt(0.0) : (t == kUInt8 ? x.abs() : x).to(t);
+    const Tensor g = x.to(kCuda0);
+    expect_matches(g.sum(), x.sum(), tol);
+    expect_matches(g.sum({1}), x.sum({1}), tol);                 // along a middle dim
+    expect_matches(g.sum({0, 2}, true), x.sum({0, 2}, true), tol);
+    expect_matches(g.transpose(0, 2).sum({2}), x.transpose(0, 2).sum({2}), tol);
+    expect_matches(g.argmax(), x.argmax());
+    expect_matches(g.argmin(1), x.argmin(1));
+    expect_matches(g.argmax(0, true), x.argmax(0, true));
+    expect_matches(g.max(), x.max());
+    expect_matches(g.min(), x.min());
+    expect_matches(g.any(), x.any());
+    expect_matches(g.all(2), x.all(2));
+    if (t == kBool) continue;
+    expect_matches(g.slice(1, 0, 3).prod(1), x.slice(1, 0, 3).prod(1), tol);
+    if (!is_floating_point(t)) continue;
+    expect_matches(g.mean(), x.mean(), tol);
+    expect_matches(g.mean({2}), x.mean({2}), tol);
+    expect_matches(g.norm(), x.norm(), tol);
+    expect_matches(g.norm(1, {1}), x.norm(1, {1}), tol);
+    expect_matches(g.norm(3, {0}), x.norm(3, {0}), tol);
+    expect_matches(g.var(), x.var(), tol);
+    expect_matches(g.std(std::vector<int64_t>{1}, 0), x.std(std::vector<int64_t>{1}, 0), tol);
+    expect_matches(g.softmax(2), x.softmax(2), tol);
+    expect_matches(g.softmax(1), x.softmax(1), tol);
+    expect_matches(g.log_softmax(0), x.log_softmax(0), tol);
+  }
+  // Many outputs along the fastest dim take the thread-per-output kernel.
+  const Tensor wide = linspace(-1.0, 1.0, 8 * 10000, TensorOptions().dtype(kFloat32)).view({8, 10000});
+  expect_matches(wide.to(kCuda0).sum({0}), wide.sum({0}), 1e-5);
+  expect_matches(wide.to(kCuda0).argmax(0), wide.argmax(0));
+  // An empty reduction gives the identity.
+  const Tensor none = zeros({4, 0});
+  expect_matches(none.to(kCuda0).sum({1}), none.sum({1}));
+}
+
 TEST_F(CudaBackend, KernelSlotsRunOnTheGivenStream) {
   const Stream side = rt().create_stream(0, 0);
   Tensor t = empty({1 << 16}, TensorOptions().device(kCuda0));

@@ -11,6 +11,8 @@ const ops::KernelTable& kernels() {
       .fill = fill,
       .where = where,
       .gemm = gemm,
+      .reduce = reduce,
+      .softmax = softmax,
   };
   return table;
 }

@@ -23,6 +23,12 @@ void fill(ScalarType dtype, const kernels::ElementwisePlan& plan, char* const* d
 /// copy.cu: KernelTable::where.
 void where(ScalarType dtype, const kernels::ElementwisePlan& plan, char* const* data, Stream stream);
 
+/// reduce.cu: KernelTable::reduce.
+void reduce(kernels::ReduceOp op, ScalarType in, ScalarType out, const kernels::ReducePlan& plan, char* const* data,
+            const kernels::ReduceArgs& args, Stream stream);
+/// reduce.cu: KernelTable::softmax.
+void softmax(ScalarType dtype, bool log, const kernels::SoftmaxPlan& plan, char* const* data, Stream stream);
+
 /// blas.cpp: KernelTable::gemm (cuBLAS for the floating dtypes, gemm_loop for the others).
 void gemm(ScalarType dtype, bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, const Scalar& alpha,
           const void* a, int64_t lda, int64_t stride_a, const void* b, int64_t ldb, int64_t stride_b,
