@@ -63,7 +63,8 @@ int main(int argc, char** argv) {
   std::cout << back << "\n";
 
   manual_seed(0);
-  std::cout << rand({3, 4}, TensorOptions().device(device)) << "\n";
+  // Drawn by the cpu generator (bit-exact with torch.rand after manual_seed(0)), then moved.
+  std::cout << rand({3, 4}).to(device) << "\n";
   std::cout << zeros({2, 5}, TensorOptions().device(device)) << "\n";
 
   section("device-agnostic arithmetic");

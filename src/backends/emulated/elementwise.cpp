@@ -95,6 +95,48 @@ void gemm(ScalarType dtype, bool trans_a, bool trans_b, int64_t m, int64_t n, in
       "gemm");
 }
 
+void reduce(kernels::ReduceOp op, ScalarType in, ScalarType out, const kernels::ReducePlan& plan, char* const* data,
+            const kernels::ReduceArgs& args, Stream stream) {
+  const DeviceIndex dev = stream.device().index();
+  int64_t in_extent = element_size(in), out_elems = 1;
+  for (int d = 0; d < plan.nkept; ++d) {
+    in_extent += (plan.kept_size[d] - 1) * plan.kept_in[d];
+    out_elems += (plan.kept_size[d] - 1) * plan.kept_out[d];
+  }
+  for (int d = 0; d < plan.nred; ++d) in_extent += (plan.red_size[d] - 1) * plan.red_in[d];
+  const bool empty_out = plan.numel_out == 0;
+  const bool empty_in = empty_out || plan.numel_reduce == 0;
+  char* host[3] = {nullptr, nullptr, nullptr};
+  if (data[0] && !empty_out) host[0] = static_cast<char*>(instance().translate(data[0], out_elems * element_size(out), dev));
+  if (data[1] && !empty_in) host[1] = static_cast<char*>(instance().translate(data[1], in_extent, dev));
+  const bool has_index = op == kernels::ReduceOp::ArgMax || op == kernels::ReduceOp::ArgMin;
+  if (has_index && data[2] && !empty_out) host[2] = static_cast<char*>(instance().translate(data[2], out_elems * 8, dev));
+  if (data[0] && !host[0]) host[0] = data[0];
+  if (data[1] && !host[1]) host[1] = data[1];
+  if (has_index && data[2] && !host[2]) host[2] = data[2];
+  instance().enqueue(
+      stream,
+      [=] {
+        char* d[3] = {host[0], host[1], host[2]};
+        ops::cpu_kernels().reduce(op, in, out, plan, d, args, kCpuStream);
+      },
+      "reduce");
+}
+
+void softmax(ScalarType dtype, bool log, const kernels::SoftmaxPlan& plan, char* const* data, Stream stream) {
+  const size_t bytes = static_cast<size_t>(plan.outer * plan.dim_size * plan.inner * element_size(dtype));
+  const DeviceIndex dev = stream.device().index();
+  char* out = bytes ? static_cast<char*>(instance().translate(data[0], bytes, dev)) : data[0];
+  char* in = bytes ? static_cast<char*>(instance().translate(data[1], bytes, dev)) : data[1];
+  instance().enqueue(
+      stream,
+      [=] {
+        char* d[2] = {out, in};
+        ops::cpu_kernels().softmax(dtype, log, plan, d, kCpuStream);
+      },
+      log ? "log_softmax" : "softmax");
+}
+
 }  // namespace
 
 /// The emulated backend's kernel table.
@@ -106,6 +148,8 @@ const ops::KernelTable& kernels() {
       .fill = fill,
       .where = where,
       .gemm = gemm,
+      .reduce = reduce,
+      .softmax = softmax,
   };
   return table;
 }
