@@ -1,0 +1,130 @@
+// The CUDA backend's matrix product (KernelTable::gemm).
+//
+// Note [cuda gemm]
+// float32/float64 call cublas{S,D}gemmStridedBatched_64; float16/bfloat16 call
+// cublasGemmStridedBatchedEx_64 with float accumulation (CUBLAS_COMPUTE_32F), so half products are
+// widened, accumulated in float and rounded once, as on the cpu. The default math mode is kept:
+// no TF32 for float32 (torch.backends.cuda.matmul.allow_tf32 is False by default). Row-major C =
+// op(A) op(B) is computed as the column-major C^T = op(B)^T op(A)^T, i.e. with A and B swapped.
+// Integers and bool, and the k == 0 / alpha == 0 case of every dtype, run gemm_loop (gemm_loop.cu).
+// Handles: one per (thread, device), created on first use with the device current and returned
+// to a per-device pool when the thread exits (PyTorch's cuBLAS handle pool); each call binds the
+// handle to the stream first. Handles are never destroyed (CUDA may be unloading at exit).
+#include <array>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include <cublas_v2.h>
+
+#include "backends/cuda/check.h"
+#include "backends/cuda/kernels.h"
+#include "backends/cuda/stream.h"
+#include "ctorch/error.h"
+
+namespace ctorch::backends::cuda {
+namespace {
+
+constexpr int kMaxDevices = 64;
+
+[[noreturn]] void throw_cublas_error(cublasStatus_t status, const char* expr, const char* file, int line) {
+  int device = -1;
+  if (cudaGetDevice(&device) != cudaSuccess) device = -1;
+  const std::string msg = detail::str_cat("CUDA error: ", cublasGetStatusName(status), " when calling `", expr,
+                                          "` (", cublasGetStatusString(status), "; cuda:", device, " at ", file, ":",
+                                          line, ")");
+  switch (status) {
+    case CUBLAS_STATUS_ALLOC_FAILED: throw OutOfMemoryError(msg);
+    case CUBLAS_STATUS_NOT_INITIALIZED: throw DeviceError(msg);
+    default: throw Error(msg);
+  }
+}
+
+#define CTORCH_CUBLAS_CHECK(expr)                                                    \
+  do {                                                                               \
+    const cublasStatus_t ctorch_cublas_status_ = (expr);                             \
+    if (ctorch_cublas_status_ != CUBLAS_STATUS_SUCCESS) {                            \
+      throw_cublas_error(ctorch_cublas_status_, #expr, __FILE__, __LINE__);          \
+    }                                                                                \
+  } while (0)
+
+struct HandlePool {
+  std::mutex mutex;  // guards free
+  std::vector<cublasHandle_t> free[kMaxDevices];
+};
+
+HandlePool& pool() {
+  static HandlePool* p = new HandlePool();  // leaked: threads may exit during static destruction
+  return *p;
+}
+
+struct ThreadHandles {
+  std::array<cublasHandle_t, kMaxDevices> handles{};
+  ~ThreadHandles() {
+    HandlePool& p = pool();
+    std::lock_guard<std::mutex> lock(p.mutex);
+    for (int d = 0; d < kMaxDevices; ++d) {
+      if (handles[d]) p.free[d].push_back(handles[d]);
+    }
+  }
+};
+
+// The calling thread's handle for `device`, which must be current, bound to `stream`.
+cublasHandle_t handle(DeviceIndex device, cudaStream_t stream) {
+  thread_local ThreadHandles mine;
+  cublasHandle_t& h = mine.handles[device];
+  if (!h) {
+    HandlePool& p = pool();
+    {
+      std::lock_guard<std::mutex> lock(p.mutex);
+      if (!p.free[device].empty()) {
+        h = p.free[device].back();
+        p.free[device].pop_back();
+      }
+    }
+    if (!h) CTORCH_CUBLAS_CHECK(cublasCreate(&h));
+  }
+  CTORCH_CUBLAS_CHECK(cublasSetStream(h, stream));
+  return h;
+}
+
+cublasOperation_t op(bool trans) { return trans ? CUBLAS_OP_T : CUBLAS_OP_N; }
+
+}  // namespace
+
+void gemm(ScalarType dtype, bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, const Scalar& alpha,
+          const void* a, int64_t lda, int64_t stride_a, const void* b, int64_t ldb, int64_t stride_b,
+          const Scalar& beta, void* c, int64_t ldc, int64_t stride_c, int64_t batch, Stream s) {
+  if (m <= 0 || n <= 0 || batch <= 0) return;
+  const GemmGeometry g{trans_a, trans_b, m, n, k, lda, stride_a, ldb, stride_b, ldc, stride_c, batch};
+  const DeviceIndex device = s.device().index();
+  CTORCH_CHECK(device >= 0 && device < kMaxDevices, "[mm] expected a cuda stream, but got ", s.device());
+  // As the cpu's scalar_as: float32/float16/bfloat16 see the scalars as float, float64 as double.
+  const double alpha_d = dtype == kFloat64 ? alpha.to_double() : static_cast<double>(alpha.to<float>());
+  const bool floating = dtype == kFloat32 || dtype == kFloat64 || dtype == kFloat16 || dtype == kBFloat16;
+  if (!floating || k <= 0 || alpha_d == 0.0) return gemm_loop(dtype, g, alpha, a, b, beta, c, s);
+
+  ScopedDevice guard(device);
+  cublasHandle_t h = handle(device, native_stream(s));
+  if (dtype == kFloat64) {
+    const double al = alpha.to_double(), be = beta.to_double();
+    CTORCH_CUBLAS_CHECK(cublasDgemmStridedBatched_64(h, op(trans_b), op(trans_a), n, m, k, &al,
+                                                     static_cast<const double*>(b), ldb, stride_b,
+                                                     static_cast<const double*>(a), lda, stride_a, &be,
+                                                     static_cast<double*>(c), ldc, stride_c, batch));
+  } else if (dtype == kFloat32) {
+    const float al = alpha.to<float>(), be = beta.to<float>();
+    CTORCH_CUBLAS_CHECK(cublasSgemmStridedBatched_64(h, op(trans_b), op(trans_a), n, m, k, &al,
+                                                     static_cast<const float*>(b), ldb, stride_b,
+                                                     static_cast<const float*>(a), lda, stride_a, &be,
+                                                     static_cast<float*>(c), ldc, stride_c, batch));
+  } else {
+    const float al = static_cast<float>(alpha.to_double()), be = static_cast<float>(beta.to_double());
+    const cudaDataType type = dtype == kFloat16 ? CUDA_R_16F : CUDA_R_16BF;
+    CTORCH_CUBLAS_CHECK(cublasGemmStridedBatchedEx_64(h, op(trans_b), op(trans_a), n, m, k, &al, b, type, ldb,
+                                                      stride_b, a, type, lda, stride_a, &be, c, type, ldc, stride_c,
+                                                      batch, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
+  }
+}
+
+}  // namespace ctorch::backends::cuda

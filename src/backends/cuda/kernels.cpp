@@ -1,0 +1,20 @@
+// The CUDA backend's kernel table: one entry per op family, each defined in its .cu file.
+#include "backends/cuda/kernels.h"
+
+namespace ctorch::backends::cuda {
+
+const ops::KernelTable& kernels() {
+  static const ops::KernelTable table{
+      .unary = unary,
+      .binary = binary,
+      .cast_copy = cast_copy,
+      .fill = fill,
+      .where = where,
+      .gemm = gemm,
+      .reduce = reduce,
+      .softmax = softmax,
+  };
+  return table;
+}
+
+}  // namespace ctorch::backends::cuda

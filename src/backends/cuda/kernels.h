@@ -1,0 +1,52 @@
+// The CUDA backend's KernelTable slots (one .cu per op family) and the table itself.
+// Every slot makes the stream's device current, launches on the stream's cudaStream_t and
+// checks the launch; none of them synchronizes.
+#pragma once
+
+#include <cstdint>
+
+#include "ops/kernel_table.h"
+
+namespace ctorch::backends::cuda {
+
+/// unary.cu: KernelTable::unary.
+void unary(kernels::UnaryOp op, ScalarType dtype, const kernels::ElementwisePlan& plan, char* const* data,
+           const ops::OpArgs& args, Stream stream);
+/// binary.cu: KernelTable::binary (tensor-tensor and scalar-operand forms).
+void binary(kernels::BinaryOp op, ScalarType dtype, ops::ScalarOperand side, const kernels::ElementwisePlan& plan,
+            char* const* data, const ops::OpArgs& args, Stream stream);
+/// copy.cu: KernelTable::cast_copy.
+void cast_copy(ScalarType dst, ScalarType src, const kernels::ElementwisePlan& plan, char* const* data, Stream stream);
+/// copy.cu: KernelTable::fill.
+void fill(ScalarType dtype, const kernels::ElementwisePlan& plan, char* const* data, const Scalar& value,
+          Stream stream);
+/// copy.cu: KernelTable::where.
+void where(ScalarType dtype, const kernels::ElementwisePlan& plan, char* const* data, Stream stream);
+
+/// reduce.cu: KernelTable::reduce.
+void reduce(kernels::ReduceOp op, ScalarType in, ScalarType out, const kernels::ReducePlan& plan, char* const* data,
+            const kernels::ReduceArgs& args, Stream stream);
+/// reduce.cu: KernelTable::softmax.
+void softmax(ScalarType dtype, bool log, const kernels::SoftmaxPlan& plan, char* const* data, Stream stream);
+
+/// blas.cpp: KernelTable::gemm (cuBLAS for the floating dtypes, gemm_loop for the others).
+void gemm(ScalarType dtype, bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, const Scalar& alpha,
+          const void* a, int64_t lda, int64_t stride_a, const void* b, int64_t ldb, int64_t stride_b,
+          const Scalar& beta, void* c, int64_t ldc, int64_t stride_c, int64_t batch, Stream stream);
+
+/// Shape of a row-major strided batched GEMM, in elements (see KernelTable::gemm).
+struct GemmGeometry {
+  bool trans_a, trans_b;
+  int64_t m, n, k;
+  int64_t lda, stride_a, ldb, stride_b, ldc, stride_c, batch;
+};
+/// gemm_loop.cu: KernelTable::gemm for any dtype with one thread per output element and the cpu
+/// backend's arithmetic (half types accumulate in float, integers wrap, bool is an or of ands).
+/// alpha == 0 or k == 0 never reads A or B; beta == 0 never reads C.
+void gemm_loop(ScalarType dtype, const GemmGeometry& g, const Scalar& alpha, const void* a, const void* b,
+               const Scalar& beta, void* c, Stream stream);
+
+/// The CUDA backend's kernel table (registered with the runtime by its factory).
+const ops::KernelTable& kernels();
+
+}  // namespace ctorch::backends::cuda
