@@ -263,6 +263,23 @@ TEST(ReduceSum, ResultsDoNotDependOnThreadCount) {
   EXPECT_EQ(results[0], results[2]);
 }
 
+TEST(ReduceSum, StreamedPathsAreBitIdentical) {
+  // Rows reduced four at a time (one tree per row, leaves interleaved) equal rows reduced alone
+  // (whose first chunk reads its four quarters together): both are the same fixed tree.
+  const std::vector<double> vals = random_values(6 * 40000, 17);
+  Tensor m = tensor(vals, kFloat).view({6, 40000});
+  const std::vector<float> rows = m.sum({1}).to_vector<float>();
+  for (int64_t r = 0; r < 6; ++r) EXPECT_EQ(rows[r], m[r].sum().item<float>()) << r;
+  Tensor wide = empty({6, 80000}, kFloat);
+  Tensor gapped = wide.slice(1, 0, std::nullopt, 2);
+  gapped.copy_(m);
+  EXPECT_FALSE(gapped.is_contiguous());
+  // A strided copy takes the one-accumulator path: same values up to rounding, same argmax.
+  EXPECT_TRUE(gapped.sum({1}).allclose(m.sum({1}), 1e-5, 1e-4));
+  const std::vector<int64_t> idx = m.argmax(1).to_vector<int64_t>();
+  EXPECT_EQ(gapped.argmax(1).to_vector<int64_t>(), idx);
+}
+
 TEST(ReduceSum, ManyShapes) {
   // Sizes around the cpu backend's leaf, chunk and tile boundaries, both reduction directions.
   for (auto [rows, cols] : std::vector<std::pair<int64_t, int64_t>>{
