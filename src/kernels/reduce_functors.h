@@ -22,10 +22,10 @@
 
 namespace ctorch::kernels {
 
-/// Reductions a backend runs. ArgMax/ArgMin also serve max()/min() (values only); the op layer
-/// builds norms of order 0 and +-inf from Sum and ArgMax/ArgMin, and std from Var.
+/// Reductions a backend runs. Max/Min give values only, ArgMax/ArgMin values and indices; the op
+/// layer builds norms of order 0 and +-inf from Sum and Max/Min, and std from Var.
 enum class ReduceOp : int8_t {
-  Sum, Mean, Prod, ArgMax, ArgMin, All, Any, Norm1, Norm2, NormP, Var,
+  Sum, Mean, Prod, Max, Min, ArgMax, ArgMin, All, Any, Norm1, Norm2, NormP, Var,
 };
 
 /// True for ops that track an index (their reduced dims keep logical order, Note [Reduction layout]).

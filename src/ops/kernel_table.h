@@ -51,8 +51,8 @@ struct KernelTable {
   void (*gemm)(ScalarType dtype, bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, const Scalar& alpha,
                const void* a, int64_t lda, int64_t stride_a, const void* b, int64_t ldb, int64_t stride_b,
                const Scalar& beta, void* c, int64_t ldc, int64_t stride_c, int64_t batch, Stream stream);
-  /// data[0] (dtype out) = op over plan's reduced dims of data[1] (dtype in); ArgMax/ArgMin also write int64
-  /// positions to data[2]; either output may be null for them. out == in, except: integral and bool sum/prod
+  /// data[0] (dtype out) = op over plan's reduced dims of data[1] (dtype in); ArgMax/ArgMin write values to
+  /// data[0] and int64 positions to data[2], either of which may be null. out == in, except: integral and bool sum/prod
   /// give int64, and all/any read bool and write bool or uint8.
   void (*reduce)(kernels::ReduceOp op, ScalarType in, ScalarType out, const kernels::ReducePlan& plan,
                  char* const* data, const kernels::ReduceArgs& args, Stream stream);

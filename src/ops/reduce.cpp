@@ -146,7 +146,7 @@ void launch(ReduceOp op, const Tensor& in, const DimMask& mask, ScalarType out_d
   kernels_for(in.device()).reduce(op, in.dtype(), out_dtype, plan, data, args, stream_for(in.device()));
 }
 
-// A reduction with one output of `out_dtype` (or values only, for ArgMax/ArgMin).
+// A reduction with one output of `out_dtype`.
 Tensor reduce(ReduceOp op, const Tensor& self, const DimMask& mask, bool keepdim, ScalarType out_dtype,
               const ReduceArgs& args = {}) {
   require_reduce(self.device(), "reduce");
@@ -244,7 +244,7 @@ Tensor norm_impl(const Tensor& self, const Scalar& p, const DimMask& mask, bool 
   }
   if (ord == 0) return sum_or_prod(ReduceOp::Sum, self.ne(0), mask, keepdim, self.dtype());
   if (ord == inf || ord == -inf) {
-    return reduce(ord > 0 ? ReduceOp::ArgMax : ReduceOp::ArgMin, self.abs(), mask, keepdim, self.dtype());
+    return reduce(ord > 0 ? ReduceOp::Max : ReduceOp::Min, self.abs(), mask, keepdim, self.dtype());
   }
   const ReduceOp op = ord == 1 ? ReduceOp::Norm1 : ord == 2 ? ReduceOp::Norm2 : ReduceOp::NormP;
   ReduceArgs args;
@@ -273,8 +273,9 @@ Tensor softmax_impl(const Tensor& self, int64_t dim, std::optional<ScalarType> d
     if (i > d) plan.inner *= self.sizes()[i];
   }
   if (!is_floating_point(in.dtype())) {
-    const char* kernel = plan.inner == 1 ? (log ? "log_softmax_lastdim_kernel_impl" : "softmax_lastdim_kernel_impl")
-                                         : (log ? "log_softmax_kernel_impl" : "softmax_kernel_impl");
+    // PyTorch 1.13's kernel names; log_softmax over an inner dim reports softmax's.
+    const bool last = d == std::max<int64_t>(self.dim(), 1) - 1;
+    const char* kernel = !last ? "softmax_kernel_impl" : log ? "log_softmax_lastdim_kernel_impl" : "softmax_lastdim_kernel_impl";
     CTORCH_CHECK_TYPE(false, "\"", kernel, "\" not implemented for '", scalar_type_cpp_name(in.dtype()), "'");
   }
   Tensor out = empty(in.sizes(), in.options());
@@ -282,13 +283,6 @@ Tensor softmax_impl(const Tensor& self, int64_t dim, std::optional<ScalarType> d
   char* data[2] = {static_cast<char*>(out.data_ptr()), static_cast<char*>(in.data_ptr())};
   kernels_for(in.device()).softmax(in.dtype(), log, plan, data, stream_for(in.device()));
   return out;
-}
-
-// caffe2::TypeMeta names, which torch.equal prints.
-const char* type_meta_name(ScalarType t) {
-  static const char* names[] = {"unsigned char", "signed char", "short int", "int",  "long int",
-                                "c10::Half",     "float",       "double",    "bool", "c10::BFloat16"};
-  return names[static_cast<int>(t)];
 }
 
 }  // namespace
@@ -331,8 +325,8 @@ Tensor Tensor::prod(int64_t dim, bool keepdim, std::optional<ScalarType> dtype) 
   return ops::sum_or_prod(ReduceOp::Prod, *this, mask, keepdim, ops::sum_dtype(*this, dtype));
 }
 
-Tensor Tensor::max() const { return ops::all_reduce_extreme(*this, ReduceOp::ArgMax, "max"); }
-Tensor Tensor::min() const { return ops::all_reduce_extreme(*this, ReduceOp::ArgMin, "min"); }
+Tensor Tensor::max() const { return ops::all_reduce_extreme(*this, ReduceOp::Max, "max"); }
+Tensor Tensor::min() const { return ops::all_reduce_extreme(*this, ReduceOp::Min, "min"); }
 
 std::tuple<Tensor, Tensor> Tensor::max(int64_t dim, bool keepdim) const {
   return ops::extreme_with_indices(*this, dim, keepdim, ReduceOp::ArgMax, "max()");
@@ -387,11 +381,10 @@ Tensor Tensor::log_softmax(int64_t dim, std::optional<ScalarType> dtype) const {
   return ops::softmax_impl(*this, dim, dtype, true);
 }
 
+// As PyTorch 1.13's cpu_equal: different dtypes compare in the promoted type.
 bool Tensor::equal(const Tensor& other) const {
   CTORCH_CHECK(device() == other.device(), "Cannot compare two tensors on different devices. Got: ", device(),
                " and ", other.device());
-  CTORCH_CHECK(dtype() == other.dtype(), "Expected object of scalar type ", ops::type_meta_name(dtype()),
-               " but got scalar type ", ops::type_meta_name(other.dtype()), " for argument 'other'");
   if (sizes() != other.sizes()) return false;
   if (numel() == 0) return true;
   return eq(other).all().item<bool>();

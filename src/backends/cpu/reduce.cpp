@@ -40,6 +40,7 @@ constexpr int64_t kGrain = 32768;        // input elements per parallel task
 constexpr int64_t kBlockSteps = 16;      // sequential steps of one accumulator before it is folded
 constexpr int64_t kRowLeaf = 16;         // min rows of an across-row leaf (max: 4 * kBlockSteps)
 constexpr int64_t kTileBytes = 2048;     // accumulator tile of across-row reductions
+constexpr int64_t kStreamGap = 8192;     // bytes between streams read together (prefetchers need distance)
 
 template <class Out, class V>
 inline void store_value(char* p, V v) {
@@ -84,12 +85,18 @@ class Reducer {
  public:
   using acc_t = typename Op::acc_t;
   using in_t = typename Op::in_t;
-  // Independent accumulators of a leaf: enough vector lanes for plain sums, a few for the rest.
-  static constexpr int K = std::is_arithmetic_v<acc_t> ? (sizeof(acc_t) <= 4 ? 16 : 8) : 4;
+  // Independent accumulators per stream: four SSE vectors of plain numbers (measured: with two,
+  // GCC 12 fails to vectorize a + x * x across four streams), two for the rest.
+  static constexpr int K = std::is_arithmetic_v<acc_t> ? std::max<int>(1, 64 / static_cast<int>(sizeof(acc_t))) : 2;
   static constexpr int64_t kTile = std::max<int64_t>(8, kTileBytes / static_cast<int64_t>(sizeof(acc_t)));
 
   Reducer(const ReducePlan& plan, char* const* data, const Op& op)
-      : plan_(plan), op_(op), values_(data[0]), input_(data[1]), indices_(Op::kIndexed ? data[2] : nullptr) {}
+      : plan_(plan),
+        op_(op),
+        values_(data[0]),
+        input_(data[1]),
+        indices_(Op::kIndexed ? data[2] : nullptr),
+        dense_(plan.nred == 1 && plan.red_in[0] == static_cast<int64_t>(sizeof(T))) {}
 
   __attribute__((noinline)) void run() const {
     if (plan_.numel_out == 0) return;
@@ -161,7 +168,22 @@ class Reducer {
       }
       return;
     }
-    for (int64_t o = b; o < e; ++o, cur.next()) store(cur.out_off, tree(input_ + cur.in_off, 0, n));
+    int64_t o = b;
+    if (dense_) {  // four rows at a time: four memory streams
+      const int64_t same_pos[4] = {0, 0, 0, 0};
+      for (; o + 4 <= e; o += 4) {
+        const char* bases[4];
+        int64_t outs[4];
+        for (int s = 0; s < 4; ++s, cur.next()) {
+          bases[s] = input_ + cur.in_off;
+          outs[s] = cur.out_off;
+        }
+        acc_t r[4];
+        tree4(bases, same_pos, 0, n, r);
+        for (int s = 0; s < 4; ++s) store(outs[s], r[s]);
+      }
+    }
+    for (; o < e; ++o, cur.next()) store(cur.out_off, tree(input_ + cur.in_off, 0, n));
   }
 
   acc_t parallel_tree(const char* base) const {
@@ -183,17 +205,58 @@ class Reducer {
   }
 
   __attribute__((noinline)) acc_t tree(const char* base, int64_t b, int64_t e) const {
-    if (e - b <= kLeaf) return leaf(base, b, e);
+    const int64_t n = e - b;
+    if (n <= kLeaf) return leaf(base, b, e);
     const int64_t mid = split(b, e, kChunk);
+    if (dense_ && n <= kChunk && n % 4 == 0 && n / 4 * static_cast<int64_t>(sizeof(T)) >= kStreamGap) {
+      // The four equal quarters of a chunk at once (the same tree, four memory streams).
+      const int64_t q = n / 4;
+      const char* bases[4] = {base, base, base, base};
+      const int64_t offsets[4] = {0, q, 2 * q, 3 * q};
+      acc_t g[4];
+      tree4(bases, offsets, b, b + q, g);
+      return op_.combine(op_.combine(g[0], g[1]), op_.combine(g[2], g[3]));
+    }
     return op_.combine(tree(base, b, mid), tree(base, mid, e));
   }
 
+  // tree(bases[s] shifted by offsets[s] positions, b, e) for four streams at once; dense rows only.
+  // Leaves interleave the streams step by step, with the arithmetic of leaf() for each.
+  __attribute__((noinline)) void tree4(const char* const* bases, const int64_t* offsets, int64_t b, int64_t e,
+                                       acc_t* out) const {
+    if (e - b <= kLeaf) {
+      acc_t accs[4][K];
+      const T* q[4];
+      int64_t pos[4];
+      for (int s = 0; s < 4; ++s) {
+        for (int k = 0; k < K; ++k) accs[s][k] = op_.identity();
+        pos[s] = b + offsets[s];
+        q[s] = reinterpret_cast<const T*>(bases[s]) + pos[s];
+      }
+      accumulate_dense<4>(accs, q, e - b, pos);
+      for (int s = 0; s < 4; ++s) out[s] = fold(accs[s]);
+      return;
+    }
+    const int64_t mid = split(b, e, kChunk);
+    acc_t left[4], right[4];
+    tree4(bases, offsets, b, mid, left);
+    tree4(bases, offsets, mid, e, right);
+    for (int s = 0; s < 4; ++s) out[s] = op_.combine(left[s], right[s]);
+  }
+
+  acc_t fold(acc_t (&acc)[K]) const {
+    for (int w = K / 2; w >= 1; w /= 2) {
+      for (int k = 0; k < w; ++k) acc[k] = op_.combine(acc[k], acc[k + w]);
+    }
+    return acc[0];
+  }
+
   acc_t leaf(const char* base, int64_t b, int64_t e) const {
-    acc_t acc[K];
-    for (int k = 0; k < K; ++k) acc[k] = op_.identity();
+    acc_t acc[1][K];
+    for (int k = 0; k < K; ++k) acc[0][k] = op_.identity();
     if (plan_.nred <= 1) {
       const int64_t stride = plan_.nred == 0 ? 0 : plan_.red_in[0];
-      accumulate(acc, base + b * stride, stride, e - b, b);
+      accumulate(acc[0], base + b * stride, stride, e - b, b);
     } else {
       int64_t idx[kernels::kMaxDims];
       int64_t linear = b, off = 0;
@@ -205,7 +268,7 @@ class Reducer {
       int64_t pos = b;
       while (pos < e) {
         const int64_t len = std::min(plan_.red_size[0] - idx[0], e - pos);
-        accumulate(acc, base + off, plan_.red_in[0], len, pos);
+        accumulate(acc[0], base + off, plan_.red_in[0], len, pos);
         pos += len;
         off -= idx[0] * plan_.red_in[0];  // back to the start of dim 0, then carry into dim 1..
         idx[0] = 0;
@@ -217,37 +280,70 @@ class Reducer {
         }
       }
     }
-    for (int w = K / 2; w >= 1; w /= 2) {
-      for (int k = 0; k < w; ++k) acc[k] = op_.combine(acc[k], acc[k + w]);
-    }
-    return acc[0];
+    return fold(acc[0]);
   }
 
-  // Folds n elements at p (byte stride `stride`, positions pos..) into the K accumulators. Dense
-  // runs use all K, in blocks of K * kBlockSteps elements whose accumulators are local (so the
-  // compiler knows the input cannot alias them, and vectorizes); strided runs use one.
-  void accumulate(acc_t* accs, const char* p, int64_t stride, int64_t n, int64_t pos) const {
-    if (stride != static_cast<int64_t>(sizeof(T))) {
-      acc_t a = accs[0];
-      for (int64_t i = 0; i < n; ++i) a = op_.reduce(a, load_at(p + i * stride), pos + i);
-      accs[0] = a;
+  // Folds n elements at p (byte stride `stride`, positions pos..) into the K accumulators; strided
+  // runs use one of them.
+  void accumulate(acc_t (&accs)[K], const char* p, int64_t stride, int64_t n, int64_t pos) const {
+    if (stride == static_cast<int64_t>(sizeof(T))) {
+      const T* q = reinterpret_cast<const T*>(p);
+      accumulate_dense<1>(&accs, &q, n, &pos);
       return;
     }
+    acc_t a = accs[0];
+    for (int64_t i = 0; i < n; ++i) a = op_.reduce(a, load_at(p + i * stride), pos + i);
+    accs[0] = a;
+  }
+
+  // Folds n contiguous elements of each of S streams into its K accumulators: blocks of
+  // kBlockSteps steps run in local accumulators (so the compiler knows the input cannot alias them)
+  // and fold into accs; the tail goes through one accumulator. Full blocks have a fixed step count,
+  // which keeps GCC on lane-wise vector adds (with a variable count it picks an in-order
+  // "fold-left" vector reduction that is several times slower).
+  template <int S>
+  void accumulate_dense(acc_t (*accs)[K], const T* const* q, int64_t n, const int64_t* pos) const {
     constexpr int64_t kBlock = K * kBlockSteps;
-    const T* q = reinterpret_cast<const T*>(p);
     int64_t i = 0;
-    while (i + K <= n) {
-      const int64_t block_end = i + std::min(kBlock, (n - i) / K * K);
-      acc_t acc[K];
-      for (int k = 0; k < K; ++k) acc[k] = op_.identity();
-      for (; i < block_end; i += K) {
-        for (int k = 0; k < K; ++k) acc[k] = op_.reduce(acc[k], load(q[i + k]), pos + i + k);
+    for (; i + kBlock <= n; i += kBlock) {
+      acc_t acc[S][K];
+      for (int s = 0; s < S; ++s) {
+        for (int k = 0; k < K; ++k) acc[s][k] = op_.identity();
       }
-      for (int k = 0; k < K; ++k) accs[k] = op_.combine(accs[k], acc[k]);
+      for (int64_t t = 0; t < kBlockSteps; ++t) {
+        for (int s = 0; s < S; ++s) {
+          for (int k = 0; k < K; ++k) {
+            acc[s][k] = op_.reduce(acc[s][k], load(q[s][i + t * K + k]), pos[s] + i + t * K + k);
+          }
+        }
+      }
+      for (int s = 0; s < S; ++s) {
+        for (int k = 0; k < K; ++k) accs[s][k] = op_.combine(accs[s][k], acc[s][k]);
+      }
     }
-    acc_t a = op_.identity();
-    for (; i < n; ++i) a = op_.reduce(a, load(q[i]), pos + i);
-    accs[0] = op_.combine(accs[0], a);
+    if (i + K <= n) {  // a partial block
+      const int64_t steps = (n - i) / K;
+      acc_t acc[S][K];
+      for (int s = 0; s < S; ++s) {
+        for (int k = 0; k < K; ++k) acc[s][k] = op_.identity();
+      }
+      for (int64_t t = 0; t < steps; ++t) {
+        for (int s = 0; s < S; ++s) {
+          for (int k = 0; k < K; ++k) {
+            acc[s][k] = op_.reduce(acc[s][k], load(q[s][i + t * K + k]), pos[s] + i + t * K + k);
+          }
+        }
+      }
+      for (int s = 0; s < S; ++s) {
+        for (int k = 0; k < K; ++k) accs[s][k] = op_.combine(accs[s][k], acc[s][k]);
+      }
+      i += steps * K;
+    }
+    for (int s = 0; s < S; ++s) {
+      acc_t a = op_.identity();
+      for (int64_t j = i; j < n; ++j) a = op_.reduce(a, load(q[s][j]), pos[s] + j);
+      accs[s][0] = op_.combine(accs[s][0], a);
+    }
   }
 
   // ---- across rows: a tile of outputs advances along each row --------------------------------------
@@ -357,6 +453,7 @@ class Reducer {
   char* values_;
   const char* input_;
   char* indices_;
+  bool dense_;  // one reduced dim, contiguous: position r is element r of a row
 };
 
 template <class T, class Out, class Op>
@@ -399,6 +496,17 @@ void reduce(ReduceOp op, ScalarType in, ScalarType out, const ReducePlan& plan, 
         kernels::MeanOp<A> m;
         m.count = static_cast<A>(plan.numel_reduce);
         run<T, T>(plan, data, m);
+      });
+    case ReduceOp::Max:
+    case ReduceOp::Min:
+      return kernels::dispatch_all(in, "max", [&](auto tag) {
+        using T = typename decltype(tag)::type;
+        using A = opmath_t<T>;
+        if (op == ReduceOp::Max) {
+          run<T, T>(plan, data, kernels::MaxOp<A>{});
+        } else {
+          run<T, T>(plan, data, kernels::MinOp<A>{});
+        }
       });
     case ReduceOp::ArgMax:
     case ReduceOp::ArgMin:
