@@ -13,6 +13,7 @@ const ops::KernelTable& kernels() {
       .gemm = gemm,
       .reduce = reduce,
       .softmax = softmax,
+      .random = random,
   };
   return table;
 }

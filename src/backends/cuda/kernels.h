@@ -29,6 +29,11 @@ void reduce(kernels::ReduceOp op, ScalarType in, ScalarType out, const kernels::
 /// reduce.cu: KernelTable::softmax.
 void softmax(ScalarType dtype, bool log, const kernels::SoftmaxPlan& plan, char* const* data, Stream stream);
 
+/// random.cu: KernelTable::random (Philox draws laid out as PyTorch's distribution kernels).
+void random(kernels::RandomOp op, ScalarType dtype, const kernels::ElementwisePlan& plan, char* const* data,
+            uint64_t seed, uint64_t offset, const kernels::RandomArgs& args, int sm_count, int max_threads_per_sm,
+            Stream stream);
+
 /// blas.cpp: KernelTable::gemm (cuBLAS for the floating dtypes, gemm_loop for the others).
 void gemm(ScalarType dtype, bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, const Scalar& alpha,
           const void* a, int64_t lda, int64_t stride_a, const void* b, int64_t ldb, int64_t stride_b,

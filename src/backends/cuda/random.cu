@@ -11,16 +11,12 @@
 #include <cuda_runtime.h>
 
 #include "backends/cuda/check.h"
+#include "backends/cuda/kernels.h"
 #include "backends/cuda/stream.h"
 #include "kernels/random_functors.h"
 #include "ops/kernel_table.h"
 
 namespace ctorch::backends::cuda {
-
-/// KernelTable::random (registered in kernels.cpp).
-void random(kernels::RandomOp op, ScalarType dtype, const kernels::ElementwisePlan& plan, char* const* data,
-            uint64_t seed, uint64_t offset, const kernels::RandomArgs& args, int sm_count, int max_threads_per_sm,
-            Stream stream);
 
 namespace {
 
