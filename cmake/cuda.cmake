@@ -47,7 +47,7 @@ target_link_libraries(ctorch_cuda_kernels PRIVATE CUDA::cudart)
 # std::numeric_limits<float>::infinity() (kernels/reduce_functors.h), as PyTorch's kernels do.
 # 186: "pointless comparison of unsigned integer with zero" from generic functors on unsigned types.
 target_compile_options(ctorch_cuda_kernels PRIVATE
-  $<$<COMPILE_LANGUAGE:CUDA>:--expt-relaxed-constexpr --diag-suppress=186 -Xcompiler=-Wall,-Wno-unused-parameter>)
+  $<$<COMPILE_LANGUAGE:CUDA>:--expt-relaxed-constexpr --diag-suppress=186 -Xcompiler=-Wall,-Wno-unused-parameter,-Werror=switch>)
 
 target_sources(ctorch PRIVATE ${CTORCH_CUDA_HOST_SOURCES} $<TARGET_OBJECTS:ctorch_cuda_kernels>)
 target_link_libraries(ctorch PRIVATE CUDA::cudart CUDA::cublas)

@@ -19,6 +19,11 @@
 //   seed=N           seed of the reorder delays (default 0)
 //
 // An empty value or "0" disables emulation. Bad keys or values throw ValueError naming them.
+//
+// The configured devices are the machine's physical ones. CUDA_VISIBLE_DEVICES, read whenever
+// the devices are configured, selects and orders those the process sees, as on real GPUs:
+// with devices=4 and CUDA_VISIBLE_DEVICES=2,0, cuda:0 is physical device 2 (its UUID and PCI
+// bus id) and cuda:1 is physical device 0; the peer matrix is given in physical ordinals.
 #pragma once
 
 #include <cstddef>

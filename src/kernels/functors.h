@@ -138,11 +138,21 @@ struct Binary {
     } else if constexpr (Op == BinaryOp::Div) {
       return static_cast<T>(x / y);
     } else if constexpr (Op == BinaryOp::DivTrunc) {
-      if constexpr (is_float_v<T>()) return std::trunc(x / y); else return static_cast<T>(x / y);
+      if constexpr (is_float_v<T>()) {
+        return std::trunc(x / y);
+      } else {
+        if constexpr (std::is_signed_v<T>) {
+          if (y == T(-1)) return wrap_neg(x);  // lowest / -1 wraps instead of trapping
+        }
+        return static_cast<T>(x / y);
+      }
     } else if constexpr (Op == BinaryOp::DivFloor) {
       if constexpr (is_float_v<T>()) {
         return div_floor_float(x, y);
       } else {
+        if constexpr (std::is_signed_v<T>) {
+          if (y == T(-1)) return wrap_neg(x);
+        }
         T q = static_cast<T>(x / y);
         if constexpr (std::is_signed_v<T>) {
           if ((x % y != 0) && ((x < 0) != (y < 0))) q = static_cast<T>(q - 1);
@@ -155,6 +165,9 @@ struct Binary {
         if (r != T(0) && ((r < T(0)) != (y < T(0)))) r += y;
         return r;
       } else {
+        if constexpr (std::is_signed_v<T>) {
+          if (y == T(-1)) return T(0);  // lowest % -1 would trap
+        }
         T r = static_cast<T>(x % y);
         if constexpr (std::is_signed_v<T>) {
           if (r != 0 && ((r < 0) != (y < 0))) r = static_cast<T>(r + y);

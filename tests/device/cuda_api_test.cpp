@@ -105,6 +105,17 @@ TEST_P(CudaApi, PropertiesNameCapabilityMemory) {
 TEST_P(CudaApi, PeerAccessIsAnswered) {
   if (cuda::device_count() < 2) GTEST_SKIP() << "needs two devices";
   EXPECT_FALSE(cuda::can_device_access_peer(0, 0));  // CUDA answers false for the same device
-  (void)cuda::can_device_access_peer(0, 1);
   EXPECT_THROW(cuda::can_device_access_peer(0, 9), DeviceError);
+  if (GetParam() == ctorch::testing::Backend::Emulated) {
+    // The emulated default is "peer=all"; an explicit matrix is answered per direction.
+    EXPECT_TRUE(cuda::can_device_access_peer(0, 1));
+    EXPECT_TRUE(cuda::can_device_access_peer(1, 0));
+    cuda::EmulationConfig config;
+    config.devices = 2;
+    config.peer_access = std::vector<std::pair<int, int>>{{1, 0}};
+    cuda::emulate(config);
+    EXPECT_FALSE(cuda::can_device_access_peer(0, 1));
+    EXPECT_TRUE(cuda::can_device_access_peer(1, 0));
+    cuda::emulate(2);
+  }
 }

@@ -230,6 +230,17 @@ void reduce(ReduceOp op, ScalarType in, ScalarType out, const ReducePlan& plan, 
         m.count = static_cast<A>(plan.numel_reduce);
         run<T, T>(plan, data, m, limits, stream);
       });
+    case ReduceOp::Max:
+    case ReduceOp::Min:
+      return kernels::dispatch_all(in, "max", [&](auto tag) {
+        using T = typename decltype(tag)::type;
+        using A = opmath_t<T>;
+        if (op == ReduceOp::Max) {
+          run<T, T>(plan, data, kernels::MaxOp<A>{}, limits, stream);
+        } else {
+          run<T, T>(plan, data, kernels::MinOp<A>{}, limits, stream);
+        }
+      });
     case ReduceOp::ArgMax:
     case ReduceOp::ArgMin:
       return kernels::dispatch_all(in, "argmax", [&](auto tag) {

@@ -2,6 +2,7 @@
 // [Emulated device memory] in memory.h; one stream = one StreamWorker (stream_worker.h).
 #include "backends/emulated/runtime.h"
 #include "runtime/current.h"
+#include "runtime/visible_devices.h"
 
 #include <algorithm>
 #include <array>
@@ -149,24 +150,37 @@ std::function<void()> wait_task(StreamWorker* w, Ticket t) {
   };
 }
 
+// The configured devices are the physical ones; CUDA_VISIBLE_DEVICES (read at each
+// configuration, as the driver reads it at initialization) selects and orders the ones the
+// process sees. A visible device keeps its physical identity (UUID, PCI bus) and the peer
+// matrix, given in physical ordinals, is renumbered.
 std::unique_ptr<Topology> build_topology(const cuda::EmulationConfig& config) {
   auto topo = std::make_unique<Topology>();
   topo->config = config;
   topo->generation = ++g_generation;
-  for (int i = 0; i < config.devices; ++i) {
+  std::vector<std::string> uuids;
+  for (int p = 0; p < config.devices; ++p) uuids.push_back(make_properties(config, p).uuid);
+  const std::vector<int> visible = impl::visible_ordinals(
+      impl::parse_visible_devices(std::getenv("CUDA_VISIBLE_DEVICES")), config.devices, uuids);
+  auto may_access = [&](int a, int b) {  // physical ordinals
+    if (a == b) return false;
+    if (!config.peer_access) return true;
+    for (auto [x, y] : *config.peer_access) {
+      if (x == a && y == b) return true;
+    }
+    return false;
+  };
+  const int count = static_cast<int>(visible.size());
+  for (int i = 0; i < count; ++i) {
+    const int physical = visible[i];
     auto dev = std::make_unique<DeviceState>();
     dev->index = static_cast<DeviceIndex>(i);
     dev->arena = std::make_unique<Arena>(dev->index, config.memory);
-    dev->props = make_properties(config, dev->index);
+    dev->props = make_properties(config, static_cast<DeviceIndex>(physical));
     dev->props.total_memory = dev->arena->capacity();
-    dev->peer.assign(config.devices, config.peer_access ? 0 : 1);
-    dev->peer[i] = 0;
-    if (config.peer_access) {
-      for (auto [a, b] : *config.peer_access) {
-        if (a == i) dev->peer[b] = 1;
-      }
-    }
-    dev->worker_options = WorkerOptions{config.reorder, config.seed * 1000003 + static_cast<uint64_t>(i)};
+    dev->peer.assign(count, 0);
+    for (int j = 0; j < count; ++j) dev->peer[j] = may_access(physical, visible[j]) ? 1 : 0;
+    dev->worker_options = WorkerOptions{config.reorder, config.seed * 1000003 + static_cast<uint64_t>(physical)};
     topo->devices.push_back(std::move(dev));
   }
   return topo;

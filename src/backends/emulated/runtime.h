@@ -60,7 +60,7 @@ inline constexpr int kStreamsPerPool = 32;
 inline constexpr int kMaxDevices = 64;
 
 /// N emulated CUDA devices (see Note [Emulated runtime]). Every method is thread-safe.
-class EmulatedRuntime final : public impl::DeviceRuntime {
+class EmulatedRuntime final : public impl::DeviceRuntime, public impl::PeerAccess {
  public:
   /// A runtime with no devices (configure() adds them).
   EmulatedRuntime();
@@ -117,7 +117,7 @@ class EmulatedRuntime final : public impl::DeviceRuntime {
   /// True when `ptr` lies in memory from pinned_allocate (tensor.is_pinned()).
   bool is_pinned_pointer(const void* ptr) const noexcept;
   /// True when `device` may access memory of `peer` (cudaDeviceCanAccessPeer; false for itself).
-  bool can_access_peer(DeviceIndex device, DeviceIndex peer) const;
+  bool can_access_peer(DeviceIndex device, DeviceIndex peer) const override;
   /// A new BLOCKING stream (cudaStreamCreate; id even, as an external stream's), which takes part
   /// in the legacy default-stream synchronization. At most 64 per device.
   Stream create_blocking_stream(DeviceIndex index);
