@@ -498,6 +498,83 @@ TEST(CachingAllocatorPolicy, StatsKeysAndPeaks) {
   EXPECT_EQ(get(a, "allocation.all.current"), 0);
 }
 
+// PyTorch's own consistency check: the statistics equal the sums over the snapshot.
+void expect_stats_match_snapshot(const CachingAllocator& a, int step) {
+  const auto st = flatten_stats(a.stats());
+  for (const char* pool : {"all", "small_pool", "large_pool"}) {
+    const std::string p = pool;
+    int64_t segments = 0, reserved = 0, allocs = 0, allocated = 0, active = 0, active_bytes = 0, requested = 0,
+            split = 0, split_bytes = 0;
+    for (const SegmentInfo& seg : a.snapshot()) {
+      if ((p == "small_pool" && seg.is_large) || (p == "large_pool" && !seg.is_large)) continue;
+      ++segments;
+      reserved += int64_t(seg.total_size);
+      allocated += int64_t(seg.allocated_size);
+      active_bytes += int64_t(seg.active_size);
+      requested += int64_t(seg.requested_size);
+      for (const BlockInfo& b : seg.blocks) {
+        allocs += b.state == BlockState::kActiveAllocated;
+        active += b.state != BlockState::kInactive;
+        if (b.state == BlockState::kInactive && seg.blocks.size() > 1) {
+          ++split;
+          split_bytes += int64_t(b.size);
+        }
+      }
+    }
+    EXPECT_EQ(st.at("segment." + p + ".current"), segments) << "step " << step << " " << p;
+    EXPECT_EQ(st.at("reserved_bytes." + p + ".current"), reserved) << "step " << step << " " << p;
+    EXPECT_EQ(st.at("allocation." + p + ".current"), allocs) << "step " << step << " " << p;
+    EXPECT_EQ(st.at("allocated_bytes." + p + ".current"), allocated) << "step " << step << " " << p;
+    EXPECT_EQ(st.at("active." + p + ".current"), active) << "step " << step << " " << p;
+    EXPECT_EQ(st.at("active_bytes." + p + ".current"), active_bytes) << "step " << step << " " << p;
+    EXPECT_EQ(st.at("requested_bytes." + p + ".current"), requested) << "step " << step << " " << p;
+    EXPECT_EQ(st.at("inactive_split." + p + ".current"), split) << "step " << step << " " << p;
+    EXPECT_EQ(st.at("inactive_split_bytes." + p + ".current"), split_bytes) << "step " << step << " " << p;
+  }
+}
+
+TEST(CachingAllocatorPolicy, StatisticsEqualSnapshotSumsThroughARandomWorkload) {
+  MockBackend raw(256 * kMiB);
+  CachingAllocator a(0, &raw, config_of("max_split_size_mb:40"));
+  std::mt19937 rng(1234);
+  std::vector<Block*> live;
+  int ooms = 0, pending_steps = 0;
+  for (int step = 0; step < 1500; ++step) {
+    const unsigned op = rng() % 10;
+    if (op < 5 || live.empty()) {
+      const size_t size = rng() % 4 == 0 ? 1 + rng() % (48 * kMiB) : 1 + rng() % (600 * kKiB);
+      try {
+        live.push_back(a.malloc(size, stream(rng() % 3)));
+      } catch (const OutOfMemoryError&) {
+        ++ooms;
+      }
+    } else if (op < 8) {
+      const size_t k = rng() % live.size();
+      if (rng() % 3 == 0) a.record_stream(live[k], stream(rng() % 4));
+      a.free(live[k]);
+      live.erase(live.begin() + static_cast<std::ptrdiff_t>(k));
+    } else if (op == 8) {
+      raw.complete(stream(rng() % 4));
+    } else if (rng() % 20 == 0) {
+      a.empty_cache();
+    }
+    expect_stats_match_snapshot(a, step);
+    if (::testing::Test::HasFailure()) break;
+    pending_steps += get(a, "active.all.current") > get(a, "allocation.all.current");
+  }
+  // The workload covered OOMs, flushes and pending frees.
+  EXPECT_GT(ooms, 0);
+  EXPECT_GT(pending_steps, 0);
+  EXPECT_GT(get(a, "num_alloc_retries"), 0);
+  EXPECT_GT(get(a, "oversize_segments.allocated"), 0);
+  EXPECT_EQ(get(a, "num_ooms"), ooms);
+  for (Block* b : live) a.free(b);
+  a.empty_cache();
+  expect_stats_match_snapshot(a, -1);
+  EXPECT_EQ(raw.used(), 0u);
+  EXPECT_EQ(get(a, "reserved_bytes.all.current"), 0);
+}
+
 TEST(CachingAllocatorPolicy, ConcurrentChurnLeavesNothingBehind) {
   MockBackend raw(size_t{1} << 34);
   CachingAllocator a(0, &raw, {});
