@@ -43,6 +43,10 @@ size_t CachingAllocator::allocation_size(size_t size) {
 CachingAllocator::CachingAllocator(DeviceIndex device, RawBackend* backend, AllocatorConfig config)
     : device_(device), backend_(backend), config_(std::move(config)) {
   small_blocks_.is_small = true;
+  allocated_.reserve(1024);
+  spare_blocks_.reserve(kMaxSpare);
+  spare_set_nodes_.reserve(kMaxSpare);
+  spare_map_nodes_.reserve(kMaxSpare);
   stats_.max_split_size = static_cast<int64_t>(config_.max_split_size);
 }
 
@@ -56,6 +60,32 @@ CachingAllocator::~CachingAllocator() {
   for (auto& [dev, events] : event_pool_) {
     for (void* e : events) backend_->destroy_event(e);
   }
+  for (Block* b : spare_blocks_) delete b;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Recycling of Block objects and container nodes (the cache-hit path then allocates nothing)
+
+Block* CachingAllocator::new_block() {
+  if (spare_blocks_.empty()) return new Block;
+  Block* b = spare_blocks_.back();
+  spare_blocks_.pop_back();
+  *b = Block{};
+  return b;
+}
+
+void CachingAllocator::delete_block(Block* b) noexcept {
+  if (spare_blocks_.size() < kMaxSpare) {
+    spare_blocks_.push_back(b);  // capacity reserved in the constructor: does not allocate
+  } else {
+    delete b;
+  }
+}
+
+void CachingAllocator::pool_erase(BlockPool& pool, BlockSet::iterator it) noexcept {
+  if (it == pool.blocks.end()) return;
+  auto node = pool.blocks.extract(it);
+  if (spare_set_nodes_.size() < kMaxSpare) spare_set_nodes_.push_back(std::move(node));
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -100,7 +130,7 @@ bool CachingAllocator::get_free_block(AllocParams& p) {
   if (p.size < config_.max_split_size && (*it)->size >= config_.max_split_size) return false;
   if (p.size >= config_.max_split_size && (*it)->size >= p.size + config_.max_non_split_rounding) return false;
   p.block = *it;
-  pool.blocks.erase(it);
+  pool_erase(pool, it);
   return true;
 }
 
@@ -110,7 +140,7 @@ bool CachingAllocator::alloc_block(AllocParams& p, bool is_retry) {
   if (set_fraction_ && total_reserved_ + size > allowed_memory_maximum_) return false;
   void* ptr = backend_->allocate(size);
   if (ptr == nullptr) return false;
-  auto* b = new Block;
+  Block* b = new_block();
   b->device = device_;
   b->stream = p.stream.id();
   b->size = size;
@@ -139,7 +169,7 @@ Block* CachingAllocator::alloc_found_block(AllocParams& p, size_t orig_size, boo
   const bool already_split = block->is_split();
   if (split) {
     Block* remaining = block;
-    block = new Block;
+    block = new_block();
     block->device = device_;
     block->stream = remaining->stream;
     block->size = p.size;
@@ -171,8 +201,15 @@ Block* CachingAllocator::alloc_found_block(AllocParams& p, size_t orig_size, boo
   }
   block->allocated = true;
   block->requested_size = orig_size;
-  active_blocks_.insert(block);
-  allocated_.emplace(block->ptr, block);
+  if (!spare_map_nodes_.empty()) {
+    auto node = std::move(spare_map_nodes_.back());
+    spare_map_nodes_.pop_back();
+    node.key() = block->ptr;
+    node.mapped() = block;
+    allocated_.insert(std::move(node));
+  } else {
+    allocated_.emplace(block->ptr, block);
+  }
   for_pool_stats(pool, [&](size_t t) {
     stats_.allocation[t].increase(1);
     stats_.allocated_bytes[t].increase(block->size);
@@ -196,8 +233,8 @@ void CachingAllocator::release_block(Block* block) {
     stats_.reserved_bytes[t].decrease(block->size);
   });
   if (block->size >= config_.max_split_size) stats_.oversize_segments.decrease(1);
-  block->pool->blocks.erase(block);
-  delete block;
+  pool_erase(*block->pool, block->pool->blocks.find(block));
+  delete_block(block);
 }
 
 void CachingAllocator::release_blocks(BlockPool& pool) {
@@ -299,7 +336,8 @@ void CachingAllocator::free(Block* block) {
 void CachingAllocator::free_locked(Block* block) {
   CTORCH_INTERNAL_ASSERT(block->allocated, "caching allocator: free of a block that is not allocated");
   block->allocated = false;
-  allocated_.erase(block->ptr);
+  auto node = allocated_.extract(block->ptr);
+  if (spare_map_nodes_.size() < kMaxSpare) spare_map_nodes_.push_back(std::move(node));
   for_pool_stats(*block->pool, [&](size_t t) {
     stats_.allocation[t].decrease(1);
     stats_.allocated_bytes[t].decrease(block->size);
@@ -314,7 +352,15 @@ void CachingAllocator::free_locked(Block* block) {
 
 void CachingAllocator::insert_into_pool(Block* block) {
   block->gc_count_base = block->pool->get_free_blocks_call_count;
-  const bool inserted = block->pool->blocks.insert(block).second;
+  bool inserted;
+  if (!spare_set_nodes_.empty()) {
+    auto node = std::move(spare_set_nodes_.back());
+    spare_set_nodes_.pop_back();
+    node.value() = block;
+    inserted = block->pool->blocks.insert(std::move(node)).inserted;
+  } else {
+    inserted = block->pool->blocks.insert(block).second;
+  }
   CTORCH_INTERNAL_ASSERT(inserted, "caching allocator: block already cached");
 }
 
@@ -330,7 +376,6 @@ void CachingAllocator::free_block(Block* block) {
       net_bytes -= static_cast<int64_t>(subsumed);
     }
   }
-  active_blocks_.erase(block);
   block->requested_size = 0;
   insert_into_pool(block);
   if (block->is_split()) {
@@ -360,8 +405,8 @@ size_t CachingAllocator::try_merge_blocks(Block* dst, Block* src, BlockPool& poo
   }
   const size_t subsumed = src->size;
   dst->size += subsumed;
-  pool.blocks.erase(src);
-  delete src;
+  pool_erase(pool, pool.blocks.find(src));
+  delete_block(src);
   return subsumed;
 }
 
@@ -535,7 +580,7 @@ void CachingAllocator::reset_accumulated_stats() {
 
 bool CachingAllocator::idle() const {
   std::lock_guard<std::mutex> lock(mu_);
-  return active_blocks_.empty();
+  return allocated_.empty() && pending_events_.empty();
 }
 
 bool CachingAllocator::reset() {
@@ -545,7 +590,7 @@ bool CachingAllocator::reset() {
     for (void* e : events) backend_->destroy_event(e);
   }
   event_pool_.clear();
-  if (!active_blocks_.empty()) return false;
+  if (!allocated_.empty() || !pending_events_.empty()) return false;
   stats_ = DeviceStats{};
   stats_.max_split_size = static_cast<int64_t>(config_.max_split_size);
   set_fraction_ = false;
@@ -562,8 +607,12 @@ std::vector<SegmentInfo> CachingAllocator::snapshot() const {
   };
   for (const Block* b : small_blocks_.blocks) consider(b);
   for (const Block* b : large_blocks_.blocks) consider(b);
-  for (const Block* b : active_blocks_) consider(b);
+  for (const auto& [ptr, b] : allocated_) consider(b);
+  for (const auto& [key, queue] : pending_events_) {
+    for (const PendingEvent& pe : queue) consider(pe.block);
+  }
   std::sort(heads.begin(), heads.end(), [](const Block* a, const Block* b) { return a->ptr < b->ptr; });
+  heads.erase(std::unique(heads.begin(), heads.end()), heads.end());  // a block may wait for several events
   std::vector<SegmentInfo> out;
   out.reserve(heads.size());
   for (const Block* head : heads) {
@@ -577,7 +626,7 @@ std::vector<SegmentInfo> CachingAllocator::snapshot() const {
       info.address = reinterpret_cast<uintptr_t>(b->ptr);
       info.size = b->size;
       info.requested_size = b->requested_size;
-      const bool active = active_blocks_.count(const_cast<Block*>(b)) != 0;
+      const bool active = b->allocated || b->event_count > 0;
       info.state = b->allocated ? BlockState::kActiveAllocated
                    : active     ? BlockState::kActivePendingFree
                                 : BlockState::kInactive;

@@ -93,7 +93,7 @@ struct Block {
   BlockPool* pool = nullptr;
   char* ptr = nullptr;
   bool allocated = false;
-  int event_count = 0;                  // outstanding free events
+  int event_count = 0;                  // outstanding free events (> 0: pending free, still active)
   std::unordered_set<Stream> stream_uses;  // streams from record_stream
   Block* prev = nullptr;                // neighbours within the segment
   Block* next = nullptr;
@@ -112,9 +112,12 @@ struct BlockComparator {
   }
 };
 
+/// Free blocks ordered for best fit.
+using BlockSet = std::set<Block*, BlockComparator>;
+
 /// Free blocks of one pool.
 struct BlockPool {
-  std::set<Block*, BlockComparator> blocks;
+  BlockSet blocks;
   bool is_small = false;
   uint64_t get_free_blocks_call_count = 0;  // age clock for garbage collection
 };
@@ -210,6 +213,10 @@ class CachingAllocator {
     f(static_cast<size_t>(pool_type(pool)));
   }
 
+  static constexpr size_t kMaxSpare = 256;  // recycled Blocks and container nodes kept at most
+  Block* new_block();
+  void delete_block(Block* b) noexcept;
+  void pool_erase(BlockPool& pool, BlockSet::iterator it) noexcept;
   void free_locked(Block* block);
   bool get_free_block(AllocParams& p);
   bool alloc_block(AllocParams& p, bool is_retry);
@@ -239,7 +246,6 @@ class CachingAllocator {
   BlockPool small_blocks_;
   BlockPool large_blocks_;
   std::unordered_map<const void*, Block*> allocated_;  // ptr -> allocated block
-  std::unordered_set<Block*> active_blocks_;           // allocated or waiting for events
   // Pending free events per stream, FIFO: (event, event's device, block).
   struct PendingEvent {
     void* event;
@@ -248,6 +254,9 @@ class CachingAllocator {
   };
   std::map<std::pair<DeviceIndex, StreamId>, std::deque<PendingEvent>> pending_events_;
   std::map<DeviceIndex, std::vector<void*>> event_pool_;  // idle events by device
+  std::vector<Block*> spare_blocks_;                   // recycled Block objects
+  std::vector<BlockSet::node_type> spare_set_nodes_;   // recycled pool nodes
+  std::vector<std::unordered_map<const void*, Block*>::node_type> spare_map_nodes_;  // recycled allocated_ nodes
   DeviceStats stats_;
   size_t total_reserved_ = 0;
   bool set_fraction_ = false;
