@@ -265,6 +265,43 @@ TEST_F(SmallEmulatedDevice, EmulateRefusesWhileTensorsAreAliveButNotForCachedMem
   EXPECT_EQ(cuda::get_device_properties(0).total_memory, size_t(32 * kMiB));
 }
 
+// With the emulator's delay-and-reorder mode a side stream lags behind: a block it still uses must
+// not be handed out again after record_stream, or the side stream's late writes would land in the
+// new tensor.
+TEST_F(SmallEmulatedDevice, RecordStreamProtectsABlockFromReuseWhileASideStreamUsesIt) {
+  cuda::EmulationConfig c;
+  c.devices = 1;
+  c.reorder = true;
+  c.seed = 7;
+  cuda::emulate(c);
+  impl::DeviceRuntime& rt = impl::require_runtime(DeviceType::CUDA);
+  const TensorOptions opts = TensorOptions().device(Device(DeviceType::CUDA, 0));
+  const Stream main_stream = impl::current_stream(Device(DeviceType::CUDA, 0));
+  const Stream side = rt.create_stream(0, 0);
+  ASSERT_NE(side, main_stream);
+  for (int round = 0; round < 5; ++round) {
+    Tensor t = empty({4096}, opts);
+    impl::EventHandle ready = rt.create_event(0, {});
+    rt.record_event(ready, main_stream);
+    rt.wait_event(side, ready);  // the side stream sees t's allocation
+    {
+      impl::StreamGuard guard(side);
+      for (int i = 0; i < 20; ++i) t.fill_(1.0);  // queued on the side stream, which lags
+    }
+    t.record_stream(side);
+    void* old = t.data_ptr();
+    t = Tensor();
+    Tensor u = empty({4096}, opts);  // same size, same (main) stream
+    if (!rt.query_stream(side)) {
+      EXPECT_NE(u.data_ptr(), old) << "round " << round;  // the block is still in use
+    }
+    u.fill_(2.0);
+    rt.synchronize_stream(side);
+    EXPECT_EQ(u.eq(2.0).all().item<bool>(), true) << "round " << round;
+    rt.destroy_event(ready);
+  }
+}
+
 // The variables are read once per process, so each case runs in a re-executed child process
 // (death-test machinery; exit code 0 = as expected).
 TEST(CudaMemoryEnvironment, AllocConfAndNoCaching) {
