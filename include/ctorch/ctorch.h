@@ -2,6 +2,7 @@
 #pragma once
 
 #include "ctorch/cuda.h"
+#include "ctorch/cuda_memory.h"
 #include "ctorch/cuda_random.h"
 #include "ctorch/emulation.h"
 #include "ctorch/device.h"

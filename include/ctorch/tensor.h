@@ -10,6 +10,7 @@
 #include "ctorch/error.h"
 #include "ctorch/generator.h"
 #include "ctorch/scalar.h"
+#include "ctorch/stream.h"
 #include "ctorch/tensor_impl.h"
 #include "ctorch/tensor_options.h"
 
@@ -122,6 +123,9 @@ class Tensor {
   Tensor cuda(int index, bool non_blocking = false) const;
   /// A copy in page-locked host memory (*this when already pinned); cpu tensors only.
   Tensor pin_memory() const;
+  /// Marks the memory as in use by `stream`, so the caching allocator reuses it only after the
+  /// work queued there at free time has finished (cuda tensors only).
+  void record_stream(Stream stream) const;
   /// Copies `src` into this tensor (broadcasting, converting dtype, across devices).
   Tensor& copy_(const Tensor& src, bool non_blocking = false);
   /// A new tensor with the same values (same dtype, device and strides where dense).

@@ -48,4 +48,26 @@ using ::ctorch::ScalarType;
 using ::ctorch::Stream;
 using Error = ::ctorch::Error;
 using OutOfMemoryError = ::ctorch::OutOfMemoryError;
+namespace cuda::CUDACachingAllocator {
+/// Returns unused cached blocks of every device to the device.
+inline void emptyCache() { ::ctorch::cuda::empty_cache(); }
+/// Sets every peak statistic of `device` to its current value.
+inline void resetPeakStats(DeviceIndex device) { ::ctorch::cuda::reset_peak_memory_stats(static_cast<int>(device)); }
+/// Zeroes the accumulated statistics of `device`.
+inline void resetAccumulatedStats(DeviceIndex device) {
+  ::ctorch::cuda::reset_accumulated_memory_stats(static_cast<int>(device));
+}
+/// Caps what the allocator may reserve on `device` at fraction * total memory.
+inline void setMemoryFraction(double fraction, DeviceIndex device) {
+  ::ctorch::cuda::set_per_process_memory_fraction(fraction, static_cast<int>(device));
+}
+/// The fraction set for `device` (1.0 when none).
+inline double getMemoryFraction(DeviceIndex device) {
+  return ::ctorch::cuda::get_per_process_memory_fraction(static_cast<int>(device));
+}
+/// `nbytes` from the current device's caching allocator on its current stream.
+inline void* raw_alloc(size_t nbytes) { return ::ctorch::cuda::caching_allocator_alloc(static_cast<int64_t>(nbytes)); }
+/// Frees memory from raw_alloc.
+inline void raw_delete(void* ptr) { ::ctorch::cuda::caching_allocator_delete(ptr); }
+}  // namespace cuda::CUDACachingAllocator
 }  // namespace c10

@@ -1,5 +1,6 @@
 #include "runtime/current.h"
 
+#include <algorithm>
 #include <atomic>
 #include <mutex>
 #include <string>
@@ -66,6 +67,46 @@ void reset_initialization(DeviceType type) noexcept {
   std::lock_guard<std::mutex> lock(state.mutex);
   state.initialized.store(false, std::memory_order_release);
   state.queued.clear();
+}
+
+namespace {
+
+struct ResetHooks {
+  std::mutex mutex;
+  std::vector<void (*)()> hooks[kNumDeviceTypes];
+};
+
+ResetHooks& reset_hooks() {
+  static ResetHooks* h = new ResetHooks();  // leaked: hooks may run during static destruction
+  return *h;
+}
+
+}  // namespace
+
+void add_runtime_reset_hook(DeviceType type, void (*fn)()) noexcept {
+  ResetHooks& h = reset_hooks();
+  std::lock_guard<std::mutex> lock(h.mutex);
+  auto& list = h.hooks[static_cast<int>(type)];
+  if (std::find(list.begin(), list.end(), fn) != list.end()) return;
+  try {
+    list.push_back(fn);
+  } catch (...) {
+    // Out of memory while registering: the hook is lost; the caller's state simply stays.
+  }
+}
+
+void run_runtime_reset_hooks(DeviceType type) noexcept {
+  std::vector<void (*)()> list;
+  {
+    ResetHooks& h = reset_hooks();
+    std::lock_guard<std::mutex> lock(h.mutex);
+    try {
+      list = h.hooks[static_cast<int>(type)];
+    } catch (...) {
+      return;
+    }
+  }
+  for (auto fn : list) fn();
 }
 
 bool is_initialized(DeviceType type) noexcept {

@@ -21,6 +21,11 @@ inline constexpr int kMaxDevices = 64;
 DeviceRuntime& lazy_init(DeviceType type);
 /// Forgets initialization and queued calls (used when the CUDA runtime is replaced or reconfigured).
 void reset_initialization(DeviceType type) noexcept;
+/// Registers `fn` to run before `type`'s runtime is replaced or reconfigured (cuda::emulate);
+/// layers above the runtime use it to drop per-device state. Registering twice is a no-op.
+void add_runtime_reset_hook(DeviceType type, void (*fn)()) noexcept;
+/// Runs the hooks registered for `type`, oldest first (called by whoever replaces the runtime).
+void run_runtime_reset_hooks(DeviceType type) noexcept;
 /// True once lazy_init(type) has succeeded.
 bool is_initialized(DeviceType type) noexcept;
 /// Runs `fn` now when `type` is initialized, else at its initialization (torch.cuda._lazy_call).

@@ -1,24 +1,12 @@
 #include "tensor/allocation.h"
 
 #include "ctorch/error.h"
+#include "memory/device_allocator.h"
 #include "runtime/current.h"
 #include "runtime/device_runtime.h"
 
 namespace ctorch {
 namespace {
-
-// Until the device caching allocator exists, device storages come straight from the runtime.
-struct DeviceBlock {
-  impl::DeviceRuntime* runtime;
-  DeviceIndex index;
-  void* ptr;
-};
-
-void free_device_block(void* ctx) {
-  auto* b = static_cast<DeviceBlock*>(ctx);
-  if (b->ptr) b->runtime->raw_free(b->index, b->ptr);
-  delete b;
-}
 
 struct PinnedBlock {
   impl::DeviceRuntime* runtime;
@@ -51,8 +39,9 @@ Storage allocate_storage(size_t nbytes, const TensorOptions& options) {
   impl::DeviceRuntime& rt = impl::lazy_init(device.type());
   const Device target = impl::ensure_has_index(device);
   impl::check_device_index(target.type(), target.index());
-  void* p = nbytes ? rt.raw_allocate(target.index(), nbytes) : nullptr;
-  DataPtr data(p, new DeviceBlock{&rt, target.index(), p}, &free_device_block, target);
+  (void)rt;
+  // Device storages come from the device's caching allocator, on the current stream.
+  DataPtr data = memory::allocate_cuda(target.index(), nbytes, impl::current_stream(target));
   return Storage::make(std::move(data), nbytes, nullptr);
 }
 

@@ -8,6 +8,7 @@
 #include "ctorch/factories.h"
 #include "ctorch/ops.h"
 #include "kernels/dispatch.h"
+#include "memory/device_allocator.h"
 #include "ops/copy.h"
 #include "ops/elementwise.h"
 #include "runtime/current.h"
@@ -27,6 +28,17 @@ int64_t Tensor::size(int64_t dim) const { return sizes()[wrap_size_dim(dim, this
 int64_t Tensor::stride(int64_t dim) const { return strides()[wrap_size_dim(dim, this->dim())]; }
 
 bool Tensor::is_pinned() const { return is_cpu() && impl_->storage()->pinned(); }
+
+void Tensor::record_stream(Stream stream) const {
+  CTORCH_CHECK(defined(), "record_stream: the tensor is undefined");
+  CTORCH_CHECK_NOT_IMPLEMENTED(is_cuda(), "Could not run 'aten::record_stream' with arguments from the '",
+                               is_cpu() ? "CPU" : "unknown", "' backend.");
+  CTORCH_CHECK_VALUE(stream.device().is_cuda(), "[record_stream] Expected a cuda stream, but got a stream of ",
+                     stream.device());
+  memory::Block* block = memory::block_of(impl_->storage()->data_ptr());
+  if (block == nullptr) return;  // empty storage or memory not from the caching allocator: ignored
+  memory::cuda_caching_allocator(device().index()).record_stream(block, stream);
+}
 
 Tensor& Tensor::requires_grad_(bool value) {
   CTORCH_CHECK(!value || is_floating_point(), "only Tensors of floating point dtype can require gradients");

@@ -739,6 +739,9 @@ namespace ctorch::cuda {
 
 void emulate(const EmulationConfig& config) {
   auto& runtime = backends::emulated::instance();
+  // Layers above the runtime (the caching allocators) return cached memory and events first:
+  // configure() refuses while any emulated allocation or event is alive.
+  impl::run_runtime_reset_hooks(DeviceType::CUDA);
   runtime.configure(config);
   impl::reset_initialization(DeviceType::CUDA);  // the next use initializes the new devices
   if (config.devices > 0) {

@@ -1,0 +1,98 @@
+// torch.cuda memory API over the device caching allocators (src/memory/device_allocator.h).
+#include "ctorch/cuda_memory.h"
+
+#include "ctorch/error.h"
+#include "memory/device_allocator.h"
+#include "runtime/current.h"
+#include "runtime/device_runtime.h"
+
+namespace ctorch::cuda {
+namespace {
+
+// _get_device_index(device, optional) plus c10's assertValidDevice.
+DeviceIndex allocator_index(const DeviceArg& device, bool optional = true) {
+  const int idx = device.resolve(optional);
+  const int count = impl::lazy_init(DeviceType::CUDA).device_count();
+  CTORCH_CHECK_DEVICE(idx >= 0 && idx < count, "Invalid device argument ", idx, ": did you call init?");
+  return static_cast<DeviceIndex>(idx);
+}
+
+memory::CachingAllocator& allocator(const DeviceArg& device, bool optional = true) {
+  return memory::cuda_caching_allocator(allocator_index(device, optional));
+}
+
+int64_t stat(const DeviceArg& device, const char* key) {
+  const auto stats = memory_stats(device);
+  auto it = stats.find(key);
+  return it == stats.end() ? 0 : it->second;
+}
+
+}  // namespace
+
+std::map<std::string, int64_t> memory_stats(DeviceArg device) {
+  if (!is_initialized()) return {};
+  return memory::flatten_stats(allocator(device).stats());
+}
+
+int64_t memory_allocated(DeviceArg device) { return stat(device, "allocated_bytes.all.current"); }
+int64_t max_memory_allocated(DeviceArg device) { return stat(device, "allocated_bytes.all.peak"); }
+int64_t memory_reserved(DeviceArg device) { return stat(device, "reserved_bytes.all.current"); }
+int64_t max_memory_reserved(DeviceArg device) { return stat(device, "reserved_bytes.all.peak"); }
+int64_t memory_cached(DeviceArg device) { return memory_reserved(device); }
+int64_t max_memory_cached(DeviceArg device) { return max_memory_reserved(device); }
+
+void reset_peak_memory_stats(DeviceArg device) { allocator(device).reset_peak_stats(); }
+void reset_max_memory_allocated(DeviceArg device) { reset_peak_memory_stats(device); }
+void reset_max_memory_cached(DeviceArg device) { reset_peak_memory_stats(device); }
+void reset_accumulated_memory_stats(DeviceArg device) { allocator(device).reset_accumulated_stats(); }
+
+void empty_cache() {
+  if (!is_initialized()) return;
+  const int count = device_count();
+  for (int i = 0; i < count; ++i) {
+    if (memory::CachingAllocator* a = memory::existing_cuda_caching_allocator(static_cast<DeviceIndex>(i))) {
+      a->empty_cache();
+    }
+  }
+}
+
+void set_per_process_memory_fraction(double fraction, DeviceArg device) {
+  impl::lazy_init(DeviceType::CUDA);
+  const DeviceIndex idx = allocator_index(device, /*optional=*/false);
+  CTORCH_CHECK_VALUE(fraction >= 0.0 && fraction <= 1.0, "Invalid fraction value: ", fraction,
+                     ". Allowed range: 0~1");
+  memory::cuda_caching_allocator(idx).set_memory_fraction(fraction);
+}
+
+double get_per_process_memory_fraction(DeviceArg device) {
+  impl::lazy_init(DeviceType::CUDA);
+  return allocator(device, /*optional=*/false).memory_fraction();
+}
+
+void* caching_allocator_alloc(int64_t size, DeviceArg device, std::optional<Stream> stream) {
+  const DeviceIndex idx = allocator_index(device, /*optional=*/false);
+  CTORCH_CHECK_VALUE(size >= 0, "Invalid memory size: ", size,
+                     ". caching_allocator_alloc requires a non-negative size.");
+  const Stream s = stream ? *stream : impl::current_stream(Device(DeviceType::CUDA, idx));
+  if (size == 0) return nullptr;
+  CTORCH_CHECK(!memory::cuda_caching_disabled(),
+               "caching_allocator_alloc: the caching allocator is disabled (PYTORCH_NO_CUDA_MEMORY_CACHING)");
+  return memory::cuda_caching_allocator(idx).malloc(static_cast<size_t>(size), s)->ptr;
+}
+
+void caching_allocator_delete(void* ptr) {
+  if (ptr == nullptr) return;
+  if (is_initialized()) {
+    const int count = device_count();
+    for (int i = 0; i < count; ++i) {
+      memory::CachingAllocator* a = memory::existing_cuda_caching_allocator(static_cast<DeviceIndex>(i));
+      if (a == nullptr) continue;
+      if (a->free_ptr(ptr)) return;
+    }
+  }
+  CTORCH_CHECK(false, "invalid device pointer: ", ptr);
+}
+
+std::string get_allocator_backend() { return "native"; }
+
+}  // namespace ctorch::cuda

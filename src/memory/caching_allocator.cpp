@@ -1,0 +1,646 @@
+// CachingAllocator: see Note [Caching allocator policy] in caching_allocator.h. The function
+// names follow c10/cuda/CUDACachingAllocator.cpp's DeviceCachingAllocator so the two can be
+// read side by side.
+#include "memory/caching_allocator.h"
+
+#include <algorithm>
+#include <array>
+#include <bit>
+#include <limits>
+
+#include "ctorch/error.h"
+
+namespace ctorch::memory {
+
+namespace {
+
+size_t round_up(size_t n, size_t m) { return (n + m - 1) / m * m; }
+
+size_t roundup_power2_next_division(size_t size, size_t divisions) {
+  if (std::has_single_bit(size)) return size;
+  const size_t floor = std::bit_floor(size);
+  const size_t step = floor >> (std::bit_width(divisions) - 1);
+  if (step == 0) return floor << 1;
+  const size_t rounded = size & ~(step - 1);
+  return rounded == size ? size : rounded + step;
+}
+
+}  // namespace
+
+size_t CachingAllocator::round_size(size_t size, const AllocatorConfig& config) {
+  if (size < kMinBlockSize) return kMinBlockSize;
+  const size_t divisions = config.divisions_for(size);
+  if (divisions > 1 && size > kMinBlockSize * divisions) return roundup_power2_next_division(size, divisions);
+  return round_up(size, kMinBlockSize);
+}
+
+size_t CachingAllocator::allocation_size(size_t size) {
+  if (size <= kSmallSize) return kSmallBuffer;
+  if (size < kMinLargeAlloc) return kLargeBuffer;
+  return round_up(size, kRoundLarge);
+}
+
+CachingAllocator::CachingAllocator(DeviceIndex device, RawBackend* backend, AllocatorConfig config)
+    : device_(device), backend_(backend), config_(std::move(config)) {
+  small_blocks_.is_small = true;
+  allocated_.reserve(1024);
+  spare_blocks_.reserve(kMaxSpare);
+  spare_set_nodes_.reserve(kMaxSpare);
+  spare_map_nodes_.reserve(kMaxSpare);
+  stats_.max_split_size = static_cast<int64_t>(config_.max_split_size);
+}
+
+CachingAllocator::~CachingAllocator() {
+  try {
+    std::lock_guard<std::mutex> lock(mu_);
+    release_cached_blocks_locked();
+  } catch (...) {
+    // A failing event synchronization leaves blocks behind; nothing more can be done here.
+  }
+  for (auto& [dev, events] : event_pool_) {
+    for (void* e : events) backend_->destroy_event(e);
+  }
+  for (Block* b : spare_blocks_) delete b;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Recycling of Block objects and container nodes (the cache-hit path then allocates nothing)
+
+Block* CachingAllocator::new_block() {
+  if (spare_blocks_.empty()) return new Block;
+  Block* b = spare_blocks_.back();
+  spare_blocks_.pop_back();
+  *b = Block{};
+  return b;
+}
+
+void CachingAllocator::delete_block(Block* b) noexcept {
+  if (spare_blocks_.size() < kMaxSpare) {
+    spare_blocks_.push_back(b);  // capacity reserved in the constructor: does not allocate
+  } else {
+    delete b;
+  }
+}
+
+void CachingAllocator::pool_erase(BlockPool& pool, BlockSet::iterator it) noexcept {
+  if (it == pool.blocks.end()) return;
+  auto node = pool.blocks.extract(it);
+  if (spare_set_nodes_.size() < kMaxSpare) spare_set_nodes_.push_back(std::move(node));
+}
+
+// ---------------------------------------------------------------------------------------------
+// malloc
+
+Block* CachingAllocator::malloc(size_t orig_size, Stream stream) {
+  if (orig_size == 0) return nullptr;
+  if (orig_size >= kOneExaByte) throw OutOfMemoryError("CUDA out of memory. Tried to allocate more than 1EB memory.");
+  CTORCH_CHECK_VALUE(stream.device().is_cuda() && stream.device().index() == device_,
+                     "[caching allocator] Expected a stream of cuda:", static_cast<int>(device_),
+                     ", but got a stream of ", stream.device());
+  std::lock_guard<std::mutex> lock(mu_);
+  process_events();
+  AllocParams p{stream};
+  p.size = round_size(orig_size, config_);
+  p.pool = p.size <= kSmallSize ? &small_blocks_ : &large_blocks_;
+  p.alloc_size = allocation_size(p.size);
+
+  bool found = get_free_block(p);
+  if (!found) {
+    if (set_fraction_ && config_.garbage_collection_threshold > 0.0) garbage_collect_cached_blocks();
+    found = alloc_block(p, false) || (release_available_cached_blocks(p) && alloc_block(p, false));
+    if (!found) {
+      release_cached_blocks_locked();
+      found = alloc_block(p, true);
+    }
+  }
+  if (!found) raise_oom(p, orig_size);
+  const bool split = should_split(p.block, p.size);
+  return alloc_found_block(p, orig_size, split);
+}
+
+bool CachingAllocator::get_free_block(AllocParams& p) {
+  BlockPool& pool = *p.pool;
+  if (set_fraction_ && config_.garbage_collection_threshold > 0.0) ++pool.get_free_blocks_call_count;
+  Block key;
+  key.stream = p.stream.id();
+  key.size = p.size;
+  auto it = pool.blocks.lower_bound(&key);
+  if (it == pool.blocks.end() || (*it)->stream != key.stream) return false;
+  // Oversize blocks serve only oversize requests, and only when not much larger.
+  if (p.size < config_.max_split_size && (*it)->size >= config_.max_split_size) return false;
+  if (p.size >= config_.max_split_size && (*it)->size >= p.size + config_.max_non_split_rounding) return false;
+  p.block = *it;
+  pool_erase(pool, it);
+  return true;
+}
+
+bool CachingAllocator::alloc_block(AllocParams& p, bool is_retry) {
+  if (is_retry) ++stats_.num_alloc_retries;
+  const size_t size = p.alloc_size;
+  if (set_fraction_ && total_reserved_ + size > allowed_memory_maximum_) return false;
+  void* ptr = backend_->allocate(size);
+  if (ptr == nullptr) return false;
+  Block* b = new_block();
+  b->device = device_;
+  b->stream = p.stream.id();
+  b->size = size;
+  b->pool = p.pool;
+  b->ptr = static_cast<char*>(ptr);
+  total_reserved_ += size;
+  ++stats_.num_device_alloc;
+  for_pool_stats(*p.pool, [&](size_t t) {
+    stats_.segment[t].increase(1);
+    stats_.reserved_bytes[t].increase(size);
+  });
+  if (size >= config_.max_split_size) stats_.oversize_segments.increase(1);
+  p.block = b;
+  return true;
+}
+
+bool CachingAllocator::should_split(const Block* block, size_t size) const {
+  const size_t remaining = block->size - size;
+  if (block->pool->is_small) return remaining >= kMinBlockSize;
+  return size < config_.max_split_size && remaining > kSmallSize;
+}
+
+Block* CachingAllocator::alloc_found_block(AllocParams& p, size_t orig_size, bool split) {
+  Block* block = p.block;
+  BlockPool& pool = *p.pool;
+  const bool already_split = block->is_split();
+  if (split) {
+    Block* remaining = block;
+    block = new_block();
+    block->device = device_;
+    block->stream = remaining->stream;
+    block->size = p.size;
+    block->pool = &pool;
+    block->ptr = remaining->ptr;
+    block->prev = remaining->prev;
+    if (block->prev) block->prev->next = block;
+    block->next = remaining;
+    remaining->prev = block;
+    remaining->ptr += p.size;
+    remaining->size -= p.size;
+    insert_into_pool(remaining);
+    if (already_split) {
+      // An inactive split block shrinks by p.size bytes.
+      for_pool_stats(pool, [&](size_t t) { stats_.inactive_split_bytes[t].decrease(block->size); });
+    } else {
+      // A new inactive split block of remaining->size bytes appears.
+      for_pool_stats(pool, [&](size_t t) {
+        stats_.inactive_split_bytes[t].increase(remaining->size);
+        stats_.inactive_split[t].increase(1);
+      });
+    }
+  } else if (already_split) {
+    // An inactive split block becomes active.
+    for_pool_stats(pool, [&](size_t t) {
+      stats_.inactive_split_bytes[t].decrease(block->size);
+      stats_.inactive_split[t].decrease(1);
+    });
+  }
+  block->allocated = true;
+  block->requested_size = orig_size;
+  if (!spare_map_nodes_.empty()) {
+    auto node = std::move(spare_map_nodes_.back());
+    spare_map_nodes_.pop_back();
+    node.key() = block->ptr;
+    node.mapped() = block;
+    allocated_.insert(std::move(node));
+  } else {
+    allocated_.emplace(block->ptr, block);
+  }
+  for_pool_stats(pool, [&](size_t t) {
+    stats_.allocation[t].increase(1);
+    stats_.allocated_bytes[t].increase(block->size);
+    stats_.active[t].increase(1);
+    stats_.active_bytes[t].increase(block->size);
+    stats_.requested_bytes[t].increase(block->requested_size);
+  });
+  if (block->size >= config_.max_split_size) stats_.oversize_allocations.increase(1);
+  return block;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Returning memory to the backend
+
+void CachingAllocator::release_block(Block* block) {
+  ++stats_.num_device_free;
+  backend_->deallocate(block->ptr);
+  total_reserved_ -= block->size;
+  for_pool_stats(*block->pool, [&](size_t t) {
+    stats_.segment[t].decrease(1);
+    stats_.reserved_bytes[t].decrease(block->size);
+  });
+  if (block->size >= config_.max_split_size) stats_.oversize_segments.decrease(1);
+  pool_erase(*block->pool, block->pool->blocks.find(block));
+  delete_block(block);
+}
+
+void CachingAllocator::release_blocks(BlockPool& pool) {
+  for (auto it = pool.blocks.begin(); it != pool.blocks.end();) {
+    Block* b = *it;
+    ++it;
+    if (!b->prev && !b->next) release_block(b);
+  }
+}
+
+bool CachingAllocator::release_available_cached_blocks(const AllocParams& p) {
+  if (config_.max_split_size == std::numeric_limits<size_t>::max()) return false;
+  BlockPool& pool = *p.pool;
+  Block key;
+  key.stream = p.stream.id();
+  key.size = std::max(p.size, config_.max_split_size);
+  auto it = pool.blocks.lower_bound(&key);
+  if (it != pool.blocks.end() && (*it)->stream == key.stream) {
+    release_block(*it);  // the smallest oversize block that is large enough (always a whole segment)
+    return true;
+  }
+  // No single block is large enough: free oversize blocks of this stream, largest first.
+  if (it == pool.blocks.begin()) return false;
+  size_t released = 0;
+  --it;
+  while (released < key.size && (*it)->size >= config_.max_split_size && (*it)->stream == key.stream) {
+    auto cur = it;
+    const bool is_first = cur == pool.blocks.begin();
+    if (!is_first) --it;
+    released += (*cur)->size;
+    release_block(*cur);
+    if (is_first) break;
+  }
+  return released >= key.size;
+}
+
+void CachingAllocator::release_cached_blocks_locked() {
+  synchronize_and_free_events();
+  release_blocks(large_blocks_);
+  release_blocks(small_blocks_);
+}
+
+void CachingAllocator::garbage_collect_cached_blocks() {
+  const auto threshold =
+      static_cast<size_t>(config_.garbage_collection_threshold * static_cast<double>(allowed_memory_maximum_));
+  if (total_reserved_ <= threshold) return;
+  const size_t target = total_reserved_ - threshold;
+  auto age = [this](const Block* b) { return large_blocks_.get_free_blocks_call_count - b->gc_count_base; };
+  uint64_t total_age = 0;
+  int freeable = 0;
+  for (const Block* b : large_blocks_.blocks) {
+    if (!b->is_split()) {
+      total_age += age(b);
+      ++freeable;
+    }
+  }
+  if (freeable == 0) return;
+  size_t reclaimed = 0;
+  bool freed = true;
+  while (reclaimed < target && freed && freeable > 0) {
+    const double age_threshold = static_cast<double>(total_age) / freeable;
+    freed = false;
+    for (auto it = large_blocks_.blocks.begin(); it != large_blocks_.blocks.end();) {
+      Block* b = *it;
+      ++it;
+      if (!b->is_split() && static_cast<double>(age(b)) >= age_threshold) {
+        freed = true;
+        reclaimed += b->size;
+        total_age -= age(b);
+        --freeable;
+        release_block(b);
+      }
+    }
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// free
+
+Block* CachingAllocator::find_allocated(const void* ptr) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto it = allocated_.find(ptr);
+  return it == allocated_.end() ? nullptr : it->second;
+}
+
+bool CachingAllocator::free_ptr(const void* ptr) {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto it = allocated_.find(ptr);
+  if (it == allocated_.end()) return false;
+  free_locked(it->second);
+  return true;
+}
+
+void CachingAllocator::free(Block* block) {
+  std::lock_guard<std::mutex> lock(mu_);
+  free_locked(block);
+}
+
+void CachingAllocator::free_locked(Block* block) {
+  CTORCH_INTERNAL_ASSERT(block->allocated, "caching allocator: free of a block that is not allocated");
+  block->allocated = false;
+  auto node = allocated_.extract(block->ptr);
+  if (spare_map_nodes_.size() < kMaxSpare) spare_map_nodes_.push_back(std::move(node));
+  for_pool_stats(*block->pool, [&](size_t t) {
+    stats_.allocation[t].decrease(1);
+    stats_.allocated_bytes[t].decrease(block->size);
+  });
+  if (block->size >= config_.max_split_size) stats_.oversize_allocations.decrease(1);
+  if (!block->stream_uses.empty()) {
+    insert_events(block);
+  } else {
+    free_block(block);
+  }
+}
+
+void CachingAllocator::insert_into_pool(Block* block) {
+  block->gc_count_base = block->pool->get_free_blocks_call_count;
+  bool inserted;
+  if (!spare_set_nodes_.empty()) {
+    auto node = std::move(spare_set_nodes_.back());
+    spare_set_nodes_.pop_back();
+    node.value() = block;
+    inserted = block->pool->blocks.insert(std::move(node)).inserted;
+  } else {
+    inserted = block->pool->blocks.insert(block).second;
+  }
+  CTORCH_INTERNAL_ASSERT(inserted, "caching allocator: block already cached");
+}
+
+void CachingAllocator::free_block(Block* block) {
+  const size_t original_size = block->size;
+  const size_t requested = block->requested_size;
+  BlockPool& pool = *block->pool;
+  int64_t net_blocks = 0, net_bytes = 0;
+  for (Block* candidate : {block->prev, block->next}) {
+    const size_t subsumed = try_merge_blocks(block, candidate, pool);
+    if (subsumed > 0) {
+      net_blocks -= 1;
+      net_bytes -= static_cast<int64_t>(subsumed);
+    }
+  }
+  block->requested_size = 0;
+  insert_into_pool(block);
+  if (block->is_split()) {
+    net_blocks += 1;
+    net_bytes += static_cast<int64_t>(block->size);
+  }
+  for_pool_stats(pool, [&](size_t t) {
+    if (net_blocks > 0) stats_.inactive_split[t].increase(static_cast<size_t>(net_blocks));
+    if (net_blocks < 0) stats_.inactive_split[t].decrease(static_cast<size_t>(-net_blocks));
+    if (net_bytes > 0) stats_.inactive_split_bytes[t].increase(static_cast<size_t>(net_bytes));
+    if (net_bytes < 0) stats_.inactive_split_bytes[t].decrease(static_cast<size_t>(-net_bytes));
+    stats_.active[t].decrease(1);
+    stats_.active_bytes[t].decrease(original_size);
+    stats_.requested_bytes[t].decrease(requested);
+  });
+}
+
+size_t CachingAllocator::try_merge_blocks(Block* dst, Block* src, BlockPool& pool) {
+  if (!src || src->allocated || src->event_count > 0 || !src->stream_uses.empty()) return 0;
+  if (dst->prev == src) {  // [src dst]
+    dst->ptr = src->ptr;
+    dst->prev = src->prev;
+    if (dst->prev) dst->prev->next = dst;
+  } else {  // [dst src]
+    dst->next = src->next;
+    if (dst->next) dst->next->prev = dst;
+  }
+  const size_t subsumed = src->size;
+  dst->size += subsumed;
+  pool_erase(pool, pool.blocks.find(src));
+  delete_block(src);
+  return subsumed;
+}
+
+// ---------------------------------------------------------------------------------------------
+// record_stream and event-deferred frees
+
+void CachingAllocator::record_stream(Block* block, Stream stream) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (stream.device().index() == device_ && stream.id() == block->stream) return;
+  block->stream_uses.insert(stream);
+}
+
+void* CachingAllocator::take_event(DeviceIndex index) {
+  auto& pool = event_pool_[index];
+  if (!pool.empty()) {
+    void* e = pool.back();
+    pool.pop_back();
+    return e;
+  }
+  return backend_->create_event(index);
+}
+
+void CachingAllocator::return_event(DeviceIndex index, void* event) noexcept {
+  try {
+    event_pool_[index].push_back(event);
+  } catch (...) {
+    backend_->destroy_event(event);
+  }
+}
+
+void CachingAllocator::insert_events(Block* block) {
+  std::unordered_set<Stream> streams = std::move(block->stream_uses);
+  block->stream_uses.clear();
+  for (const Stream& s : streams) {
+    const DeviceIndex dev = s.device().index();
+    void* e = nullptr;
+    try {
+      e = take_event(dev);
+      backend_->record_event(e, s);
+      pending_events_[{dev, s.id()}].push_back({e, dev, block});
+      ++block->event_count;
+    } catch (...) {
+      // A stream that cannot record (sticky error) runs no further work: no need to wait for it.
+      if (e) return_event(dev, e);
+    }
+  }
+  if (block->event_count == 0) free_block(block);
+}
+
+void CachingAllocator::process_events() {
+  for (auto it = pending_events_.begin(); it != pending_events_.end();) {
+    auto& queue = it->second;
+    while (!queue.empty()) {
+      PendingEvent& pe = queue.front();
+      if (!backend_->query_event(pe.event)) break;  // FIFO per stream: later ones are not done either
+      return_event(pe.device, pe.event);
+      Block* b = pe.block;
+      queue.pop_front();
+      if (--b->event_count == 0) free_block(b);
+    }
+    it = queue.empty() ? pending_events_.erase(it) : std::next(it);
+  }
+}
+
+void CachingAllocator::synchronize_and_free_events() {
+  ++stats_.num_sync_all_streams;
+  for (auto& [key, queue] : pending_events_) {
+    while (!queue.empty()) {
+      PendingEvent pe = queue.front();
+      queue.pop_front();
+      try {
+        backend_->synchronize_event(pe.event);
+      } catch (...) {
+        // The stream failed (sticky error): its work will not run, the block is free.
+      }
+      return_event(pe.device, pe.event);
+      if (--pe.block->event_count == 0) free_block(pe.block);
+    }
+  }
+  pending_events_.clear();
+}
+
+// ---------------------------------------------------------------------------------------------
+// OOM
+
+void CachingAllocator::raise_oom(const AllocParams& p, size_t orig_size) {
+  (void)orig_size;
+  ++stats_.num_ooms;
+  size_t device_free = 0, device_total = 0;
+  backend_->memory_info(&device_free, &device_total);
+  const auto agg = static_cast<size_t>(StatType::kAggregate);
+  const auto allocated = static_cast<size_t>(stats_.allocated_bytes[agg].current);
+  const auto reserved = static_cast<size_t>(stats_.reserved_bytes[agg].current);
+  const auto active = static_cast<size_t>(stats_.active_bytes[agg].current);
+  std::string msg = detail::str_cat(
+      "CUDA out of memory. Tried to allocate ", format_size(p.alloc_size), ". GPU ", static_cast<int>(device_),
+      " has a total capacity of ", format_size(device_total), " of which ", format_size(device_free), " is free. ",
+      set_fraction_ ? format_size(allowed_memory_maximum_) + " allowed; " : std::string(),
+      "Of the allocated memory ", format_size(allocated), " is allocated by PyTorch, and ",
+      format_size(reserved - allocated), " is reserved by PyTorch but unallocated.",
+      " If reserved but unallocated memory is large try setting PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True "
+      "to avoid fragmentation.  See documentation for Memory Management  "
+      "(https://pytorch.org/docs/stable/notes/cuda.html#environment-variables)");
+  // ctorch's addition: say whether the cache is fragmented.
+  size_t largest = 0, largest_same_stream = 0;
+  for (const BlockPool* pool : {&small_blocks_, &large_blocks_}) {
+    for (const Block* b : pool->blocks) {
+      largest = std::max(largest, b->size);
+      if (b->stream == p.stream.id()) largest_same_stream = std::max(largest_same_stream, b->size);
+    }
+  }
+  const size_t cached_free = reserved - active;  // free blocks left in split segments
+  if (largest == 0) {
+    msg += " [ctorch] No free cached block is left.";
+  } else {
+    msg += detail::str_cat(" [ctorch] Largest free cached block: ", format_size(largest), " (",
+                           format_size(largest_same_stream), " on the requesting stream); ",
+                           format_size(cached_free), " is cached in partly used segments.");
+    if (cached_free >= p.size) {
+      msg += detail::str_cat(" This OOM is caused by fragmentation: enough memory is cached, but no single free "
+                             "block on this stream fits the rounded request of ", format_size(p.size), ".");
+    }
+  }
+  const bool fraction_limited = set_fraction_ && total_reserved_ + p.alloc_size > allowed_memory_maximum_;
+  if (!fraction_limited && device_free >= p.alloc_size) {
+    msg += detail::str_cat(" The device reports ", format_size(device_free), " free but could not provide ",
+                           format_size(p.alloc_size), " in one piece: device memory is fragmented.");
+  }
+  throw OutOfMemoryError(msg);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Cache control, fraction, statistics
+
+void CachingAllocator::empty_cache() {
+  std::lock_guard<std::mutex> lock(mu_);
+  release_cached_blocks_locked();
+}
+
+void CachingAllocator::set_memory_fraction(double fraction) {
+  CTORCH_CHECK_VALUE(fraction >= 0.0 && fraction <= 1.0, "Invalid fraction value: ", fraction,
+                     ". Allowed range: 0~1");
+  size_t free_bytes = 0, total_bytes = 0;
+  backend_->memory_info(&free_bytes, &total_bytes);
+  std::lock_guard<std::mutex> lock(mu_);
+  device_total_ = total_bytes;
+  allowed_memory_maximum_ = static_cast<size_t>(fraction * static_cast<double>(total_bytes));
+  set_fraction_ = true;
+}
+
+double CachingAllocator::memory_fraction() {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (!set_fraction_ || device_total_ == 0) return 1.0;
+  return static_cast<double>(allowed_memory_maximum_) / static_cast<double>(device_total_);
+}
+
+DeviceStats CachingAllocator::stats() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return stats_;
+}
+
+void CachingAllocator::reset_peak_stats() {
+  std::lock_guard<std::mutex> lock(mu_);
+  stats_.reset_peak();
+}
+
+void CachingAllocator::reset_accumulated_stats() {
+  std::lock_guard<std::mutex> lock(mu_);
+  stats_.reset_accumulated();
+}
+
+bool CachingAllocator::idle() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return allocated_.empty() && pending_events_.empty();
+}
+
+bool CachingAllocator::reset() {
+  std::lock_guard<std::mutex> lock(mu_);
+  release_cached_blocks_locked();
+  for (auto& [dev, events] : event_pool_) {
+    for (void* e : events) backend_->destroy_event(e);
+  }
+  event_pool_.clear();
+  if (!allocated_.empty() || !pending_events_.empty()) return false;
+  stats_ = DeviceStats{};
+  stats_.max_split_size = static_cast<int64_t>(config_.max_split_size);
+  set_fraction_ = false;
+  allowed_memory_maximum_ = device_total_ = 0;
+  small_blocks_.get_free_blocks_call_count = large_blocks_.get_free_blocks_call_count = 0;
+  return true;
+}
+
+std::vector<SegmentInfo> CachingAllocator::snapshot() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  std::vector<const Block*> heads;
+  auto consider = [&](const Block* b) {
+    if (b->prev == nullptr) heads.push_back(b);
+  };
+  for (const Block* b : small_blocks_.blocks) consider(b);
+  for (const Block* b : large_blocks_.blocks) consider(b);
+  for (const auto& [ptr, b] : allocated_) consider(b);
+  for (const auto& [key, queue] : pending_events_) {
+    for (const PendingEvent& pe : queue) consider(pe.block);
+  }
+  std::sort(heads.begin(), heads.end(), [](const Block* a, const Block* b) { return a->ptr < b->ptr; });
+  heads.erase(std::unique(heads.begin(), heads.end()), heads.end());  // a block may wait for several events
+  std::vector<SegmentInfo> out;
+  out.reserve(heads.size());
+  for (const Block* head : heads) {
+    SegmentInfo seg;
+    seg.device = device_;
+    seg.address = reinterpret_cast<uintptr_t>(head->ptr);
+    seg.stream = head->stream;
+    seg.is_large = !head->pool->is_small;
+    for (const Block* b = head; b != nullptr; b = b->next) {
+      BlockInfo info;
+      info.address = reinterpret_cast<uintptr_t>(b->ptr);
+      info.size = b->size;
+      info.requested_size = b->requested_size;
+      const bool active = b->allocated || b->event_count > 0;
+      info.state = b->allocated ? BlockState::kActiveAllocated
+                   : active     ? BlockState::kActivePendingFree
+                                : BlockState::kInactive;
+      seg.total_size += b->size;
+      if (b->allocated) seg.allocated_size += b->size;
+      if (active) {
+        seg.active_size += b->size;
+        seg.requested_size += b->requested_size;
+      }
+      seg.blocks.push_back(info);
+    }
+    out.push_back(std::move(seg));
+  }
+  return out;
+}
+
+}  // namespace ctorch::memory

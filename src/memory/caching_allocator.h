@@ -1,0 +1,267 @@
+// CachingAllocator: PyTorch's native CUDA caching-allocator policy for one device, written once
+// over an abstract RawBackend, so emulated devices, real CUDA devices and the unit tests' mock
+// run the same code.
+//
+// Note [Caching allocator policy] (c10/cuda/CUDACachingAllocator.cpp)
+// - Every request is rounded up to a multiple of 512 bytes (kMinBlockSize), or to a power-of-two
+//   division when roundup_power2_divisions is set.
+// - Rounded sizes <= 1 MiB (kSmallSize) use the small pool, whose segments are 2 MiB
+//   (kSmallBuffer); larger ones use the large pool: 20 MiB segments (kLargeBuffer) for requests
+//   under 10 MiB (kMinLargeAlloc), else the request rounded up to 2 MiB (kRoundLarge).
+// - Free blocks are kept per pool ordered by (stream, size, address); a request takes the
+//   smallest free block of its own stream that fits (best fit). Blocks >= max_split_size are
+//   never split and only serve requests within max_non_split_rounding of their size.
+// - A block larger than the request is split when the rest is >= 512 bytes (small pool) or
+//   > 1 MiB (large pool, and the request is < max_split_size); the rest stays cached. Freed
+//   blocks merge with free neighbours of the same segment.
+// - A block used on other streams (record_stream) is freed only after events recorded on those
+//   streams at free time have completed; malloc polls them first (process_events).
+// - When nothing fits and a raw allocation fails: free oversize cached blocks (with
+//   max_split_size set), then wait for all pending events and free every unsplit cached
+//   segment, then retry once; only then raise OutOfMemoryError.
+// - A per-process memory fraction caps reserved bytes; with garbage_collection_threshold, old
+//   unsplit large cached segments are freed once reserved passes threshold * allowed.
+// Not implemented: expandable segments, the cudaMallocAsync backend, CUDA-graph private pools
+// (see src/memory/README.md).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <deque>
+#include <map>
+#include <mutex>
+#include <set>
+#include <string>
+#include <unordered_map>
+#include <unordered_set>
+#include <utility>
+#include <vector>
+
+#include "ctorch/device.h"
+#include "ctorch/stream.h"
+#include "memory/allocator_config.h"
+#include "memory/allocator_stats.h"
+
+namespace ctorch::memory {
+
+/// Every request is rounded to a multiple of this.
+inline constexpr size_t kMinBlockSize = 512;
+/// Rounded sizes up to this use the small pool.
+inline constexpr size_t kSmallSize = size_t{1} << 20;
+/// Segment size of the small pool.
+inline constexpr size_t kSmallBuffer = size_t{2} << 20;
+/// Large requests below this get a kLargeBuffer segment.
+inline constexpr size_t kMinLargeAlloc = size_t{10} << 20;
+/// Segment size for large requests below kMinLargeAlloc.
+inline constexpr size_t kLargeBuffer = size_t{20} << 20;
+/// Larger segments are rounded to a multiple of this.
+inline constexpr size_t kRoundLarge = size_t{2} << 20;
+/// Requests of this size or more fail at once ("more than 1EB").
+inline constexpr size_t kOneExaByte = size_t{1} << 60;
+
+/// The raw device operations the policy needs (one device). Implemented over a DeviceRuntime
+/// for real use and by a mock in the unit tests.
+class RawBackend {
+ public:
+  virtual ~RawBackend() = default;
+  /// `bytes` of new device memory, or null when the device is out of memory (other errors throw).
+  virtual void* allocate(size_t bytes) = 0;
+  /// Returns memory from allocate(); must not throw.
+  virtual void deallocate(void* ptr) noexcept = 0;
+  /// A new event on device `index` (timing disabled).
+  virtual void* create_event(DeviceIndex index) = 0;
+  /// Destroys an event; must not throw.
+  virtual void destroy_event(void* event) noexcept = 0;
+  /// Captures the work queued on `s` so far.
+  virtual void record_event(void* event, Stream s) = 0;
+  /// True when the captured work has finished.
+  virtual bool query_event(void* event) = 0;
+  /// Blocks until the captured work has finished.
+  virtual void synchronize_event(void* event) = 0;
+  /// Free and total bytes of the device (cudaMemGetInfo).
+  virtual void memory_info(size_t* free_bytes, size_t* total_bytes) = 0;
+};
+
+struct BlockPool;
+
+/// A range of one segment: allocated, free (cached) or waiting for events.
+struct Block {
+  DeviceIndex device = 0;
+  StreamId stream = 0;        // the allocation stream; reused only on it
+  size_t size = 0;            // rounded size
+  size_t requested_size = 0;  // what the caller asked for (while active)
+  BlockPool* pool = nullptr;
+  char* ptr = nullptr;
+  bool allocated = false;
+  int event_count = 0;                  // outstanding free events (> 0: pending free, still active)
+  std::unordered_set<Stream> stream_uses;  // streams from record_stream
+  Block* prev = nullptr;                // neighbours within the segment
+  Block* next = nullptr;
+  uint64_t gc_count_base = 0;           // pool call count when cached (garbage collection age)
+
+  /// True when the block is part of a split segment.
+  bool is_split() const { return prev != nullptr || next != nullptr; }
+};
+
+/// Orders free blocks by (stream, size, address), as PyTorch's BlockComparatorSize.
+struct BlockComparator {
+  bool operator()(const Block* a, const Block* b) const {
+    if (a->stream != b->stream) return a->stream < b->stream;
+    if (a->size != b->size) return a->size < b->size;
+    return reinterpret_cast<uintptr_t>(a->ptr) < reinterpret_cast<uintptr_t>(b->ptr);
+  }
+};
+
+/// Free blocks ordered for best fit.
+using BlockSet = std::set<Block*, BlockComparator>;
+
+/// Free blocks of one pool.
+struct BlockPool {
+  BlockSet blocks;
+  bool is_small = false;
+  uint64_t get_free_blocks_call_count = 0;  // age clock for garbage collection
+};
+
+/// State of one block in a snapshot (PyTorch's names).
+enum class BlockState { kActiveAllocated, kActivePendingFree, kInactive };
+
+/// One block of a snapshot segment.
+struct BlockInfo {
+  uintptr_t address = 0;
+  size_t size = 0;
+  size_t requested_size = 0;
+  BlockState state = BlockState::kInactive;
+};
+
+/// One segment of a snapshot with its blocks in address order.
+struct SegmentInfo {
+  DeviceIndex device = 0;
+  uintptr_t address = 0;
+  size_t total_size = 0;
+  size_t allocated_size = 0;
+  size_t active_size = 0;
+  size_t requested_size = 0;
+  StreamId stream = 0;
+  bool is_large = false;
+  std::vector<BlockInfo> blocks;
+};
+
+/// The caching allocator of one device (see Note [Caching allocator policy]). Thread-safe.
+class CachingAllocator {
+ public:
+  /// An allocator for device `device` over `backend` (not owned; must outlive the allocator).
+  CachingAllocator(DeviceIndex device, RawBackend* backend, AllocatorConfig config);
+  /// Frees every cached segment and event; live blocks are leaked (their memory stays mapped).
+  ~CachingAllocator();
+  CachingAllocator(const CachingAllocator&) = delete;
+  CachingAllocator& operator=(const CachingAllocator&) = delete;
+
+  /// A block of at least `size` bytes for use on `stream`; null for size 0. Throws
+  /// OutOfMemoryError with PyTorch's message when the device has no room.
+  Block* malloc(size_t size, Stream stream);
+  /// Frees an allocated block (deferred by events when it was used on other streams).
+  void free(Block* block);
+  /// The allocated block starting at `ptr`, or null.
+  Block* find_allocated(const void* ptr) const;
+  /// Frees the allocated block starting at `ptr`; false (nothing done) when there is none.
+  bool free_ptr(const void* ptr);
+  /// Marks `block` as used on `stream` (ignored for its allocation stream).
+  void record_stream(Block* block, Stream stream);
+  /// Waits for pending frees and returns every unsplit cached segment to the backend.
+  void empty_cache();
+  /// Caps reserved bytes at fraction * total device memory.
+  void set_memory_fraction(double fraction);
+  /// The fraction set, 1.0 when none.
+  double memory_fraction();
+  /// A copy of the statistics.
+  DeviceStats stats() const;
+  /// peak = current for every statistic.
+  void reset_peak_stats();
+  /// Zeroes accumulated statistics and counters.
+  void reset_accumulated_stats();
+  /// Segments and their blocks, by address.
+  std::vector<SegmentInfo> snapshot() const;
+  /// True when no block is allocated or waiting for events.
+  bool idle() const;
+  /// Frees cached segments and pooled events and, when idle, clears every statistic; returns idle().
+  bool reset();
+  /// The config in use.
+  const AllocatorConfig& config() const { return config_; }
+  /// The device served.
+  DeviceIndex device() const { return device_; }
+
+  /// Rounded size of a request (round_size).
+  static size_t round_size(size_t size, const AllocatorConfig& config);
+  /// Raw segment size for a rounded request (get_allocation_size).
+  static size_t allocation_size(size_t size);
+
+ private:
+  struct AllocParams {
+    Stream stream;
+    size_t size = 0;        // rounded
+    size_t alloc_size = 0;  // segment size if a new one is needed
+    BlockPool* pool = nullptr;
+    Block* block = nullptr;
+  };
+
+  StatType pool_type(const BlockPool& pool) const {
+    return pool.is_small ? StatType::kSmallPool : StatType::kLargePool;
+  }
+  template <class F>
+  void for_pool_stats(const BlockPool& pool, F&& f) {
+    f(static_cast<size_t>(StatType::kAggregate));
+    f(static_cast<size_t>(pool_type(pool)));
+  }
+
+  static constexpr size_t kMaxSpare = 256;  // recycled Blocks and container nodes kept at most
+  Block* new_block();
+  void delete_block(Block* b) noexcept;
+  void pool_erase(BlockPool& pool, BlockSet::iterator it) noexcept;
+  void free_locked(Block* block);
+  bool get_free_block(AllocParams& p);
+  bool alloc_block(AllocParams& p, bool is_retry);
+  bool release_available_cached_blocks(const AllocParams& p);
+  void release_cached_blocks_locked();
+  void release_blocks(BlockPool& pool);
+  void release_block(Block* block);
+  void garbage_collect_cached_blocks();
+  bool should_split(const Block* block, size_t size) const;
+  Block* alloc_found_block(AllocParams& p, size_t orig_size, bool split);
+  void free_block(Block* block);
+  size_t try_merge_blocks(Block* dst, Block* src, BlockPool& pool);
+  void insert_into_pool(Block* block);
+  void insert_events(Block* block);
+  void process_events();
+  void synchronize_and_free_events();
+  void* take_event(DeviceIndex index);
+  void return_event(DeviceIndex index, void* event) noexcept;
+  [[noreturn]] void raise_oom(const AllocParams& p, size_t orig_size);
+
+  const DeviceIndex device_;
+  RawBackend* const backend_;
+  const AllocatorConfig config_;
+
+  mutable std::mutex mu_;
+  // Everything below is guarded by mu_.
+  BlockPool small_blocks_;
+  BlockPool large_blocks_;
+  std::unordered_map<const void*, Block*> allocated_;  // ptr -> allocated block
+  // Pending free events per stream, FIFO: (event, event's device, block).
+  struct PendingEvent {
+    void* event;
+    DeviceIndex device;
+    Block* block;
+  };
+  std::map<std::pair<DeviceIndex, StreamId>, std::deque<PendingEvent>> pending_events_;
+  std::map<DeviceIndex, std::vector<void*>> event_pool_;  // idle events by device
+  std::vector<Block*> spare_blocks_;                   // recycled Block objects
+  std::vector<BlockSet::node_type> spare_set_nodes_;   // recycled pool nodes
+  std::vector<std::unordered_map<const void*, Block*>::node_type> spare_map_nodes_;  // recycled allocated_ nodes
+  DeviceStats stats_;
+  size_t total_reserved_ = 0;
+  bool set_fraction_ = false;
+  size_t allowed_memory_maximum_ = 0;
+  size_t device_total_ = 0;
+};
+
+}  // namespace ctorch::memory

@@ -1,0 +1,164 @@
+#include "memory/device_allocator.h"
+
+#include <array>
+#include <atomic>
+#include <cstdlib>
+#include <iostream>
+#include <mutex>
+
+#include "ctorch/error.h"
+#include "runtime/current.h"
+#include "runtime/device_runtime.h"
+
+namespace ctorch::memory {
+namespace {
+
+// Forwards the policy's raw operations to one device of a DeviceRuntime.
+class RuntimeBackend final : public RawBackend {
+ public:
+  RuntimeBackend(impl::DeviceRuntime* rt, DeviceIndex index) : rt_(rt), index_(index) {}
+
+  void* allocate(size_t bytes) override {
+    try {
+      return rt()->raw_allocate(index_, bytes);
+    } catch (const OutOfMemoryError&) {
+      return nullptr;  // cudaErrorMemoryAllocation: the policy frees cache and retries
+    }
+  }
+  void deallocate(void* ptr) noexcept override { rt()->raw_free(index_, ptr); }
+  void* create_event(DeviceIndex index) override { return rt()->create_event(index, impl::EventFlags{}); }
+  void destroy_event(void* event) noexcept override { rt()->destroy_event(event); }
+  void record_event(void* event, Stream s) override { rt()->record_event(event, s); }
+  bool query_event(void* event) override { return rt()->query_event(event); }
+  void synchronize_event(void* event) override { rt()->synchronize_event(event); }
+  void memory_info(size_t* free_bytes, size_t* total_bytes) override {
+    rt()->memory_info(index_, free_bytes, total_bytes);
+  }
+
+  impl::DeviceRuntime* runtime() const { return rt_.load(std::memory_order_acquire); }
+  void rebind(impl::DeviceRuntime* rt) { rt_.store(rt, std::memory_order_release); }
+
+ private:
+  impl::DeviceRuntime* rt() const { return rt_.load(std::memory_order_relaxed); }
+
+  std::atomic<impl::DeviceRuntime*> rt_;
+  const DeviceIndex index_;
+};
+
+struct Slot {
+  Slot(impl::DeviceRuntime* rt, DeviceIndex index, const AllocatorConfig& config)
+      : backend(rt, index), allocator(index, &backend, config) {}
+  RuntimeBackend backend;
+  CachingAllocator allocator;
+};
+
+// Slots are created under g_mutex and never destroyed (see Note in the header).
+std::mutex g_mutex;
+std::array<std::atomic<Slot*>, impl::kMaxDevices> g_slots{};
+// Rebinding an idle slot to a new runtime happens under g_mutex.
+
+void warn_unimplemented_options(const AllocatorConfig& c) {
+  static std::once_flag once;
+  std::call_once(once, [&] {
+    if (c.expandable_segments) {
+      std::cerr << "[W ctorch] expandable_segments:True is not implemented by ctorch's caching allocator; "
+                   "using fixed-size segments (as PyTorch does on platforms without expandable segments).\n";
+    }
+    if (c.backend == "cudaMallocAsync") {
+      std::cerr << "[W ctorch] backend:cudaMallocAsync is not implemented by ctorch; using the native caching "
+                   "allocator.\n";
+    }
+  });
+}
+
+void free_cuda_block(void* ctx) {
+  auto* b = static_cast<Block*>(ctx);
+  Slot* slot = g_slots[static_cast<size_t>(b->device)].load(std::memory_order_acquire);
+  try {
+    slot->allocator.free(b);
+  } catch (...) {
+    // A deleter must not throw; free() only throws on internal invariant violations.
+  }
+}
+
+struct RawBlock {
+  impl::DeviceRuntime* runtime;
+  DeviceIndex index;
+  void* ptr;
+};
+
+void free_raw_block(void* ctx) {
+  auto* b = static_cast<RawBlock*>(ctx);
+  if (b->ptr) b->runtime->raw_free(b->index, b->ptr);
+  delete b;
+}
+
+void reset_hook() { reset_cuda_caching_allocators(); }
+
+}  // namespace
+
+bool cuda_caching_disabled() noexcept {
+  static const bool disabled = std::getenv("PYTORCH_NO_CUDA_MEMORY_CACHING") != nullptr;
+  return disabled;
+}
+
+CachingAllocator& cuda_caching_allocator(DeviceIndex index) {
+  CTORCH_CHECK_INDEX(index >= 0 && index < impl::kMaxDevices, "[caching allocator] device index ",
+                     static_cast<int>(index), " is out of range [0, ", impl::kMaxDevices, ")");
+  impl::DeviceRuntime* rt = &impl::require_runtime(DeviceType::CUDA);
+  Slot* slot = g_slots[static_cast<size_t>(index)].load(std::memory_order_acquire);
+  if (slot != nullptr && slot->backend.runtime() == rt) return slot->allocator;
+  std::lock_guard<std::mutex> lock(g_mutex);
+  slot = g_slots[static_cast<size_t>(index)].load(std::memory_order_relaxed);
+  if (slot == nullptr) {
+    const AllocatorConfig& config = device_allocator_config();
+    warn_unimplemented_options(config);
+    slot = new Slot(rt, index, config);
+    impl::add_runtime_reset_hook(DeviceType::CUDA, &reset_hook);
+    g_slots[static_cast<size_t>(index)].store(slot, std::memory_order_release);
+  } else if (slot->backend.runtime() != rt) {
+    // The runtime was replaced without the reset hooks (a test registering its own runtime).
+    CTORCH_CHECK(slot->allocator.reset(), "[caching allocator] the CUDA runtime was replaced while memory of cuda:",
+                 static_cast<int>(index), " allocated from the previous runtime is still alive");
+    slot->backend.rebind(rt);
+  }
+  return slot->allocator;
+}
+
+CachingAllocator* existing_cuda_caching_allocator(DeviceIndex index) noexcept {
+  if (index < 0 || index >= impl::kMaxDevices) return nullptr;
+  Slot* slot = g_slots[static_cast<size_t>(index)].load(std::memory_order_acquire);
+  if (slot == nullptr || slot->backend.runtime() != impl::runtime_for(DeviceType::CUDA)) return nullptr;
+  return &slot->allocator;
+}
+
+DataPtr allocate_cuda(DeviceIndex index, size_t nbytes, Stream s) {
+  const Device device(DeviceType::CUDA, index);
+  if (cuda_caching_disabled()) {
+    impl::DeviceRuntime& rt = impl::require_runtime(DeviceType::CUDA);
+    void* p = nbytes ? rt.raw_allocate(index, nbytes) : nullptr;
+    return DataPtr(p, new RawBlock{&rt, index, p}, &free_raw_block, device);
+  }
+  if (nbytes == 0) return DataPtr(nullptr, nullptr, nullptr, device);
+  Block* b = cuda_caching_allocator(index).malloc(nbytes, s);
+  return DataPtr(b->ptr, b, &free_cuda_block, device);
+}
+
+Block* block_of(const DataPtr& data) noexcept {
+  return data.deleter() == &free_cuda_block ? static_cast<Block*>(data.context()) : nullptr;
+}
+
+void reset_cuda_caching_allocators() noexcept {
+  std::lock_guard<std::mutex> lock(g_mutex);
+  for (auto& s : g_slots) {
+    Slot* slot = s.load(std::memory_order_acquire);
+    if (slot == nullptr) continue;
+    try {
+      slot->allocator.reset();
+    } catch (...) {
+      // A failing event synchronization: the reconfiguration will report the live events.
+    }
+  }
+}
+
+}  // namespace ctorch::memory

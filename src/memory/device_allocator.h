@@ -1,0 +1,35 @@
+// The caching allocators of the CUDA devices (real or emulated): one CachingAllocator per device
+// of the registered CUDA runtime, created lazily, over a RawBackend that forwards to that
+// runtime's raw_allocate/raw_free and events.
+//
+// Note [Device allocators and runtime replacement]
+// Allocator objects are never destroyed: a DataPtr's context is its Block, and the deleter finds
+// the allocator by the block's device. When the CUDA runtime is replaced or reconfigured
+// (cuda::emulate runs the runtime reset hooks first), every allocator returns its cached segments
+// and pooled events; an allocator with no live blocks also forgets its statistics and memory
+// fraction and is rebound to the new runtime at its next use. PYTORCH_NO_CUDA_MEMORY_CACHING (any
+// value) bypasses the cache: every storage is a raw allocation, as in PyTorch.
+#pragma once
+
+#include <cstddef>
+
+#include "ctorch/allocator.h"
+#include "ctorch/stream.h"
+#include "memory/caching_allocator.h"
+
+namespace ctorch::memory {
+
+/// The caching allocator of cuda:`index` (index must be a valid device); creates it on first use.
+CachingAllocator& cuda_caching_allocator(DeviceIndex index);
+/// The allocator of cuda:`index` if it was created for the current runtime, else null.
+CachingAllocator* existing_cuda_caching_allocator(DeviceIndex index) noexcept;
+/// `nbytes` on cuda:`index` for use on stream `s` (an empty DataPtr for 0 bytes).
+DataPtr allocate_cuda(DeviceIndex index, size_t nbytes, Stream s);
+/// The caching-allocator block behind `data`, or null when it did not come from allocate_cuda.
+Block* block_of(const DataPtr& data) noexcept;
+/// Returns cached memory and events of every device; idle allocators also reset (see Note).
+void reset_cuda_caching_allocators() noexcept;
+/// True when PYTORCH_NO_CUDA_MEMORY_CACHING is set (raw allocations, no statistics).
+bool cuda_caching_disabled() noexcept;
+
+}  // namespace ctorch::memory
