@@ -62,9 +62,9 @@ int main(int argc, char** argv) {
   back.copy_(moved);
   std::cout << back << "\n";
 
-  manual_seed(0);
-  // Drawn by the cpu generator (bit-exact with torch.rand after manual_seed(0)), then moved.
-  std::cout << rand({3, 4}).to(device) << "\n";
+  manual_seed(0);  // seeds the cpu generator and every cuda device's generator, as torch.manual_seed
+  // The same numbers as torch.rand on that device: mt19937 on cpu, Philox4x32-10 on cuda.
+  std::cout << rand({3, 4}, TensorOptions().device(device)) << "\n";
   std::cout << zeros({2, 5}, TensorOptions().device(device)) << "\n";
 
   section("device-agnostic arithmetic");
@@ -101,6 +101,20 @@ int main(int argc, char** argv) {
     Tensor back = (on_gpu * 2).to(Device("cpu"), /*non_blocking=*/true);
     cuda::synchronize();  // the copies were asynchronous: wait before reading on the host
     std::cout << back << "\n";
+  }
+
+  if (cuda::is_available()) {
+    section("GPU memory: the caching allocator");
+    const int64_t before = cuda::memory_allocated();
+    {
+      Tensor big = empty({1000, 1000}, TensorOptions().device("cuda"));
+      std::cout << "allocated while a 1000x1000 float tensor lives: " << cuda::memory_allocated() - before
+                << " bytes\n";
+    }
+    std::cout << "after it is freed: allocated " << cuda::memory_allocated() - before << ", reserved "
+              << cuda::memory_reserved() << " (kept in the cache)\n";
+    cuda::empty_cache();
+    std::cout << "after empty_cache(): reserved " << cuda::memory_reserved() << "\n";
   }
 
   section("a device that does not exist");
