@@ -14,6 +14,7 @@
 
 #include "backends/emulated/memory.h"
 #include "backends/emulated/stream_worker.h"
+#include "ctorch/allocator.h"
 #include "ctorch/error.h"
 
 namespace ctorch::backends::emulated {
@@ -668,12 +669,13 @@ void EmulatedRuntime::copy_async(void* dst, DeviceIndex dst_index, const void* s
   (void)endpoint(src, src_index, bytes, exec, "copy_async", "src");
   const bool dst_pageable = dst_index < 0 && !pinned_->contains(dst, bytes);
   const bool src_pageable = src_index < 0 && !pinned_->contains(src, bytes);
-  std::shared_ptr<char[]> staged;
+  std::shared_ptr<DataPtr> staged;
   if (src_pageable && !dst_pageable) {
-    // cudaMemcpyAsync from pageable memory returns once the source is staged.
-    staged.reset(new char[bytes]);
-    std::memcpy(staged.get(), src, bytes);
-    src = staged.get();
+    // cudaMemcpyAsync from pageable memory returns once the source is staged. The staging
+    // buffer comes from the cpu allocator, whose cache keeps large blocks warm between copies.
+    staged = std::make_shared<DataPtr>(cpu_allocator()->allocate(bytes));
+    std::memcpy(staged->get(), src, bytes);
+    src = staged->get();
   }
   auto task = [this, dst, dst_index, src, src_index, bytes, exec, staged] {
     // Translated again: the memory may have been freed since the enqueue.
