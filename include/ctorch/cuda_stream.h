@@ -118,8 +118,6 @@ void set_current_stream_only(const Stream& s);
 
 template <>
 struct std::hash<ctorch::cuda::Stream> {
-  /// hash((cuda_stream, device)), as torch.cuda.Stream.__hash__.
-  size_t operator()(const ctorch::cuda::Stream& s) const noexcept {
-    return std::hash<uintptr_t>{}(s.cuda_stream()) * 31 ^ std::hash<ctorch::Device>{}(s.device());
-  }
+  /// Hash of (device, StreamId): consistent with ==, and no runtime call (cuda_stream() could throw).
+  size_t operator()(const ctorch::cuda::Stream& s) const noexcept { return std::hash<ctorch::Stream>{}(s.unwrap()); }
 };
