@@ -5,7 +5,6 @@
 #include <atomic>
 #include <mutex>
 #include <unordered_map>
-#include <vector>
 
 #include "trace/tracer.h"
 
