@@ -117,6 +117,36 @@ int main(int argc, char** argv) {
     std::cout << "after empty_cache(): reserved " << cuda::memory_reserved() << "\n";
   }
 
+  if (cuda::is_available()) {
+    section("streams and events");
+    // The seeds' example: sum() on a side stream may start before normal_() on the default
+    // stream has finished, unless the side stream waits for the default stream first.
+    const cuda::Stream s(0);  // torch.cuda.Stream(): a stream from the device's pool
+    std::cout << s << " (priority range " << cuda::Stream::priority_range().first << ", "
+              << cuda::Stream::priority_range().second << ")\n";
+    cuda::trace::start();
+    const cuda::Event start(/*enable_timing=*/true), end(/*enable_timing=*/true);
+    start.record();
+    Tensor A = empty({100, 100}, TensorOptions().device("cuda:0")).normal_(0.0, 1.0);
+    Tensor B;
+    s.wait_stream(cuda::current_stream());  // without this line, sum() races normal_()
+    {
+      cuda::nvtx::range r("sum on a side stream");
+      auto block = cuda::stream(s);  // with torch.cuda.stream(s):
+      B = A.sum();
+    }
+    cuda::current_stream().wait_stream(s);  // B is used on the default stream below
+    end.record();
+    end.synchronize();
+    std::cout << "sum = " << B.item<double>() << ", matches the default stream's sum: "
+              << (B.item<double>() == A.sum().item<double>() ? "True" : "False") << "\n";
+    std::cout << "normal_ + sum took " << start.elapsed_time(end) << " ms (events with timing)\n";
+    cuda::synchronize();
+    cuda::trace::stop();
+    cuda::trace::save("tour_trace.json");
+    std::cout << "trace written to tour_trace.json (open it in https://ui.perfetto.dev)\n";
+  }
+
   section("a device that does not exist");
   try {
     Tensor t = zeros({1}, TensorOptions().device(Device(DeviceType::CUDA, 7)));

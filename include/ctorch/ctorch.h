@@ -2,6 +2,9 @@
 #pragma once
 
 #include "ctorch/cuda.h"
+#include "ctorch/cuda_event.h"
+#include "ctorch/cuda_stream.h"
+#include "ctorch/cuda_trace.h"
 #include "ctorch/cuda_memory.h"
 #include "ctorch/cuda_random.h"
 #include "ctorch/emulation.h"
@@ -11,6 +14,7 @@
 #include "ctorch/factories.h"
 #include "ctorch/generator.h"
 #include "ctorch/indexing.h"
+#include "ctorch/nvtx.h"
 #include "ctorch/ops.h"
 #include "ctorch/parallel.h"
 #include "ctorch/print_options.h"
@@ -18,3 +22,4 @@
 #include "ctorch/scalar.h"
 #include "ctorch/stream.h"
 #include "ctorch/tensor.h"
+#include "ctorch/warning.h"

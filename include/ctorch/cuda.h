@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <iosfwd>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -53,6 +54,13 @@ int current_device();
 void set_device(DeviceArg device);
 /// Waits for all work on every stream of `device`.
 void synchronize(DeviceArg device = {});
+/// The synchronization debug mode: 0 (default), 1 (warn) or 2 (error).
+int get_sync_debug_mode();
+/// Warn (1, "warn") or throw (2, "error") on operations that make the host wait for a device
+/// (blocking copies to and from the device, item(), Stream::synchronize); 0 or "default": off.
+void set_sync_debug_mode(int debug_mode);
+/// set_sync_debug_mode by name: "default", "warn" or "error".
+void set_sync_debug_mode(std::string_view debug_mode);
 
 /// Properties of a device (torch.cuda.get_device_properties).
 struct DeviceProperties {

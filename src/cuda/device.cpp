@@ -1,13 +1,17 @@
 // torch.cuda device management over the runtime seam (same code for emulated and real CUDA).
 #include <iomanip>
+#include <mutex>
 #include <ostream>
 #include <sstream>
 
 #include "ctorch/cuda.h"
 #include "ctorch/error.h"
 #include "ctorch/tensor.h"
+#include "ctorch/warning.h"
 #include "runtime/current.h"
 #include "runtime/device_runtime.h"
+#include "runtime/sync_debug.h"
+#include "trace/tracer.h"
 
 namespace ctorch::cuda {
 
@@ -58,7 +62,37 @@ void set_device(DeviceArg device) {
 void synchronize(DeviceArg device) {
   const int idx = device.resolve();
   impl::check_device_index(DeviceType::CUDA, static_cast<DeviceIndex>(idx));
+  tracing::HostSpan span("synchronize");
   runtime().synchronize_device(static_cast<DeviceIndex>(idx));
+}
+
+int get_sync_debug_mode() {
+  runtime();
+  return static_cast<int>(impl::sync_debug_mode());
+}
+
+void set_sync_debug_mode(int debug_mode) {
+  runtime();
+  static std::once_flag prototype_warning;
+  std::call_once(prototype_warning, [] {
+    warn("Synchronization debug mode is a prototype feature and does not yet detect all synchronizing operations");
+  });
+  CTORCH_CHECK(debug_mode >= 0 && debug_mode <= 2, "invalid value of debug_mode, expected one of 0,1,2");
+  impl::set_sync_debug_mode(static_cast<impl::SyncDebugMode>(debug_mode));
+}
+
+void set_sync_debug_mode(std::string_view debug_mode) {
+  runtime();
+  int mode = -1;
+  if (debug_mode == "default") {
+    mode = 0;
+  } else if (debug_mode == "warn") {
+    mode = 1;
+  } else if (debug_mode == "error") {
+    mode = 2;
+  }
+  CTORCH_CHECK(mode >= 0, "invalid value of debug_mode, expected one of `default`, `warn`, `error`");
+  set_sync_debug_mode(mode);
 }
 
 namespace {

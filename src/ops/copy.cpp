@@ -4,6 +4,8 @@
 //   after the stream has finished the copy (memcpy_and_sync).
 // - dtype conversion and non-contiguous layouts are handled by staging through a contiguous
 //   buffer on one side and running the same-device copy kernel there.
+// - Copies with non_blocking=false are reported by the sync debug mode (runtime/sync_debug.h)
+//   before they start, as PyTorch's memcpy_and_sync.
 // - cuda:a -> cuda:b runs on a's current stream, ordered with both devices' current streams
 //   by a two-way event barrier; the host does not wait.
 #include "ops/copy.h"
@@ -11,6 +13,8 @@
 #include "ctorch/factories.h"
 #include "runtime/current.h"
 #include "runtime/device_runtime.h"
+#include "runtime/sync_debug.h"
+#include "trace/tracer.h"
 
 namespace ctorch::ops {
 
@@ -54,11 +58,15 @@ void host_device_copy(Tensor& dst, const Tensor& src, bool non_blocking) {
   }
   const size_t bytes = static_cast<size_t>(target.nbytes());
   const Stream stream = impl::current_stream(device);
+  const bool host_pinned = to_device ? source.is_pinned() : target.is_pinned();
+  const bool blocking = !non_blocking || !host_pinned || staged;
+  // As memcpy_and_sync, only non_blocking=false is reported, before any work (an error leaves dst as it was).
+  if (!non_blocking) impl::warn_or_error_on_sync();
   impl::DeviceGuard guard(device);
+  tracing::HostSpan span(blocking ? "memcpy_and_sync" : "memcpy_async");
   rt.copy_async(target.data_ptr(), to_device ? device.index() : -1, source.data_ptr(),
                 to_device ? -1 : device.index(), bytes, stream);
-  const bool host_pinned = to_device ? source.is_pinned() : target.is_pinned();
-  if (!non_blocking || !host_pinned || staged) rt.synchronize_stream(stream);
+  if (blocking) rt.synchronize_stream(stream);
   if (!target.is_same(dst)) dst.copy_(target);
 }
 

@@ -8,6 +8,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <utility>
 
 #include "ctorch/device.h"
 #include "ctorch/stream.h"
@@ -128,6 +129,24 @@ inline bool runtime_can_access_peer(DeviceRuntime& runtime, DeviceIndex device, 
   auto* p = dynamic_cast<PeerAccess*>(&runtime);
   return p != nullptr && p->can_access_peer(device, peer);
 }
+
+/// Optional interface of runtimes whose streams have native handles and priorities (cudaStream_t;
+/// the emulated runtime hands out opaque handles of the same shape).
+class NativeStreams {
+ public:
+  virtual ~NativeStreams() = default;
+  /// The native handle of `s` (its cudaStream_t); null for the legacy default stream.
+  virtual void* native_handle(Stream s) = 0;
+  /// The stream of device `index` whose native handle is `handle` (not owned; an external stream).
+  virtual Stream external_stream(DeviceIndex index, void* handle) = 0;
+  /// Priority of `s` (lower is higher priority; 0 for the default stream).
+  virtual int stream_priority(Stream s) = 0;
+  /// (least, greatest) pool priority, as c10's CUDAStream::priority_range(), e.g. (0, -3).
+  virtual std::pair<int, int> priority_range() = 0;
+};
+
+/// The NativeStreams interface of `runtime`, or null when it has none.
+inline NativeStreams* native_streams(DeviceRuntime& runtime) { return dynamic_cast<NativeStreams*>(&runtime); }
 
 /// The runtime registered for `type`, or null when none is (cuda not built or not enabled).
 DeviceRuntime* runtime_for(DeviceType type) noexcept;

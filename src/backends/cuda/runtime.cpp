@@ -1,4 +1,5 @@
-// The real CUDA runtime: impl::DeviceRuntime and impl::PeerAccess over the CUDA runtime API.
+// The real CUDA runtime: impl::DeviceRuntime, impl::PeerAccess and impl::NativeStreams over the
+// CUDA runtime API.
 //
 // Policy summary (spec §1.6, §1.8, §4.1, §4.3; PyTorch's c10/cuda):
 // - device_count(): cudaGetDeviceCount once per process; any error (no driver, no device, ...)
@@ -27,6 +28,7 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <utility>
 
 #include <cuda_runtime_api.h>
 
@@ -152,7 +154,7 @@ CudaEvent* as_event(EventHandle e) {
   return static_cast<CudaEvent*>(e);
 }
 
-class CudaRuntime final : public impl::DeviceRuntime, public impl::PeerAccess {
+class CudaRuntime final : public impl::DeviceRuntime, public impl::PeerAccess, public impl::NativeStreams {
  public:
   // identity
   DeviceType type() const noexcept override { return DeviceType::CUDA; }
@@ -387,6 +389,33 @@ class CudaRuntime final : public impl::DeviceRuntime, public impl::PeerAccess {
     check_index(index);
     ScopedDevice guard(index);
     CTORCH_CUDA_CHECK(cudaMemGetInfo(free_bytes, total_bytes));
+  }
+
+  // impl::NativeStreams
+  void* native_handle(Stream s) override { return static_cast<void*>(native_stream(s)); }
+
+  Stream external_stream(DeviceIndex index, void* handle) override {
+    check_stream(Stream(Device(DeviceType::CUDA, index), 0));
+    const auto id = static_cast<StreamId>(reinterpret_cast<intptr_t>(handle));
+    CTORCH_CHECK_VALUE(handle != nullptr && (id & 1) == 0, "expected a non-null, aligned cudaStream_t, but got ",
+                       handle);
+    return Stream(Device(DeviceType::CUDA, index), id);
+  }
+
+  int stream_priority(Stream s) override {
+    check_stream(s);
+    if (s.id() == 0) return 0;
+    if (s.id() & 1) return -(static_cast<int>((s.id() >> 1) & 0xf) - 1);
+    ScopedDevice guard(s.device().index());
+    int priority = 0;
+    CTORCH_CUDA_CHECK(cudaStreamGetPriority(native_stream(s), &priority));
+    return priority;
+  }
+
+  std::pair<int, int> priority_range() override {
+    int least = 0, greatest = 0;
+    CTORCH_CUDA_CHECK(cudaDeviceGetStreamPriorityRange(&least, &greatest));
+    return {least, std::max(-kMaxPriorityLevels + 1, greatest)};
   }
 
   // impl::PeerAccess

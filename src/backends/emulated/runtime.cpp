@@ -357,11 +357,31 @@ Stream EmulatedRuntime::create_blocking_stream(DeviceIndex index) {
   return Stream(Device(DeviceType::CUDA, index), slot_id(kFirstBlockingSlot + k));
 }
 
-int EmulatedRuntime::stream_priority(Stream s) const {
+int EmulatedRuntime::stream_priority(Stream s) {
   CTORCH_CHECK(s.device().is_cuda(), "expected a cuda stream, got ", s);
   const int slot = slot_of(device(s.device().index(), true), s);
   if (is_legacy_slot(slot)) return 0;
   return -((slot - 1) / kStreamsPerPool);
+}
+
+void* EmulatedRuntime::native_handle(Stream s) {
+  CTORCH_CHECK(s.device().is_cuda(), "expected a cuda stream, got ", s);
+  DeviceState& dev = device(s.device().index(), /*stream_api=*/true);
+  const int slot = slot_of(dev, s);
+  return slot == 0 ? nullptr : static_cast<void*>(&dev.workers[slot]);
+}
+
+Stream EmulatedRuntime::external_stream(DeviceIndex index, void* handle) {
+  DeviceState& dev = device(index, /*stream_api=*/true);
+  const auto first = reinterpret_cast<uintptr_t>(&dev.workers[0]);
+  const auto p = reinterpret_cast<uintptr_t>(handle);
+  const uintptr_t step = sizeof(dev.workers[0]);
+  CTORCH_CHECK(handle != nullptr && p > first && p < first + kSlots * step && (p - first) % step == 0,
+               "CUDA error: invalid resource handle (emulated: ", hex(handle), " is not a stream of emulated cuda:",
+               index, ")");
+  const Stream s(Device(DeviceType::CUDA, index), slot_id(static_cast<int>((p - first) / step)));
+  (void)slot_of(dev, s);  // a blocking stream that was never created
+  return s;
 }
 
 StreamWorker& EmulatedRuntime::worker(Stream s) const {
@@ -371,21 +391,26 @@ StreamWorker& EmulatedRuntime::worker(Stream s) const {
 }
 
 void EmulatedRuntime::enqueue(Stream s, std::function<void()> task, const char* site) {
-  enqueue_internal(s, std::move(task), site ? site : "(unknown site)", false);
+  enqueue_internal(s, std::move(task), site ? site : "(unknown site)", false, tracing::TaskKind::Kernel);
 }
 
-uint64_t EmulatedRuntime::enqueue_internal(Stream s, std::function<void()> task, std::string site, bool always_run) {
+uint64_t EmulatedRuntime::enqueue_internal(Stream s, std::function<void()> task, std::string site, bool always_run,
+                                           tracing::TaskKind kind) {
   CTORCH_CHECK(s.device().is_cuda(), "expected a cuda stream, got ", s);
   DeviceState& dev = device(s.device().index(), /*stream_api=*/true);
   const int slot = slot_of(dev, s);
   StreamWorker& w = get_or_create(dev, slot);
+  task = tracing::observe_task(tracing::TaskInfo{s, kind, site.c_str()}, std::move(task));
   if (!is_legacy_slot(slot)) return w.enqueue(std::move(task), std::move(site), always_run);
   // Legacy default stream semantics (see Note [Emulated runtime]).
   std::lock_guard<std::mutex> lock(dev.legacy_mu);
   auto depend_on = [&](StreamWorker* other) {
     if (!other || other == &w) return;
     const Ticket t = other->submitted();
-    if (!other->done(t)) w.enqueue(wait_task(other, t), "implicit synchronization with " + other->label());
+    if (other->done(t)) return;
+    std::string what = "implicit synchronization with " + other->label();
+    w.enqueue(tracing::observe_task(tracing::TaskInfo{s, tracing::TaskKind::Synchronize, what.c_str()}, wait_task(other, t)),
+              std::move(what));
   };
   if (slot == 0) {
     const int blocking = dev.blocking_count.load(std::memory_order_acquire);
@@ -474,7 +499,7 @@ void EmulatedRuntime::record_event(impl::EventHandle e, Stream s) {
           rec->error = std::move(msg);
         }
       },
-      "record_event", /*always_run=*/true);
+      "record_event", /*always_run=*/true, tracing::TaskKind::RecordEvent);
   std::lock_guard<std::mutex> lock(ev->mu);
   ev->record = std::move(rec);
 }
@@ -497,7 +522,7 @@ void EmulatedRuntime::wait_event(Stream s, impl::EventHandle e) {
         rec->worker->wait(rec->ticket);
         if (rec->failed) throw Error(rec->error);
       },
-      "wait_event on an event recorded on " + rec->worker->label(), false);
+      "wait_event on an event recorded on " + rec->worker->label(), false, tracing::TaskKind::WaitEvent);
 }
 
 bool EmulatedRuntime::query_event(impl::EventHandle e) {
@@ -685,7 +710,7 @@ void EmulatedRuntime::copy_async(void* dst, DeviceIndex dst_index, const void* s
   };
   CTORCH_CHECK(!dst_pageable || StreamWorker::current() != &w, "emulated copy_async to pageable host memory on ",
                w.label(), " from a task running on it would wait for itself");
-  const Ticket t = enqueue_internal(s, std::move(task), "copy_async", false);
+  const Ticket t = enqueue_internal(s, std::move(task), "copy_async", false, tracing::TaskKind::Copy);
   if (dst_pageable) {
     // cudaMemcpyAsync to pageable memory returns once the copy has completed.
     w.wait(t);
@@ -704,7 +729,7 @@ void EmulatedRuntime::memset_async(void* dst, int value, size_t bytes, Stream s)
   (void)endpoint(dst, owner, bytes, exec, "memset_async", "dst");
   enqueue_internal(
       s, [this, dst, value, bytes, exec] { std::memset(translate(dst, bytes, exec), value, bytes); }, "memset_async",
-      false);
+      false, tracing::TaskKind::Memset);
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -44,6 +44,7 @@
 
 #include "ctorch/emulation.h"
 #include "runtime/device_runtime.h"
+#include "trace/hooks.h"
 
 namespace ctorch::backends::emulated {
 
@@ -60,7 +61,7 @@ inline constexpr int kStreamsPerPool = 32;
 inline constexpr int kMaxDevices = 64;
 
 /// N emulated CUDA devices (see Note [Emulated runtime]). Every method is thread-safe.
-class EmulatedRuntime final : public impl::DeviceRuntime, public impl::PeerAccess {
+class EmulatedRuntime final : public impl::DeviceRuntime, public impl::PeerAccess, public impl::NativeStreams {
  public:
   /// A runtime with no devices (configure() adds them).
   EmulatedRuntime();
@@ -116,13 +117,21 @@ class EmulatedRuntime final : public impl::DeviceRuntime, public impl::PeerAcces
   bool owns(const void* ptr, DeviceIndex* device) const noexcept;
   /// True when `ptr` lies in memory from pinned_allocate (tensor.is_pinned()).
   bool is_pinned_pointer(const void* ptr) const noexcept;
+  // --- impl::PeerAccess ---
   /// True when `device` may access memory of `peer` (cudaDeviceCanAccessPeer; false for itself).
   bool can_access_peer(DeviceIndex device, DeviceIndex peer) const override;
   /// A new BLOCKING stream (cudaStreamCreate; id even, as an external stream's), which takes part
   /// in the legacy default-stream synchronization. At most 64 per device.
   Stream create_blocking_stream(DeviceIndex index);
+  // --- impl::NativeStreams ---
+  /// An opaque handle naming `s` (null for the default stream); valid until configure().
+  void* native_handle(Stream s) override;
+  /// The stream whose native_handle() is `handle` on device `index`.
+  Stream external_stream(DeviceIndex index, void* handle) override;
   /// Priority of a stream (0 for default and blocking streams, -pri_idx for pool streams).
-  int stream_priority(Stream s) const;
+  int stream_priority(Stream s) override;
+  /// (0, -(kPriorityLevels - 1)).
+  std::pair<int, int> priority_range() override { return {0, -(kPriorityLevels - 1)}; }
   /// Physical bytes backing device `index` (fresh, live, and quarantined freed memory).
   size_t committed_bytes(DeviceIndex index) const;
   /// Live raw allocations on device `index`.
@@ -133,7 +142,9 @@ class EmulatedRuntime final : public impl::DeviceRuntime, public impl::PeerAcces
   DeviceState& device(DeviceIndex index, bool stream_api = false) const;
   StreamWorker& worker(Stream s) const;
   EmulatedEvent* event(impl::EventHandle e) const;
-  uint64_t enqueue_internal(Stream s, std::function<void()> task, std::string site, bool always_run);
+  // Every task queued on an emulated stream passes here (and through tracing::observe_task).
+  uint64_t enqueue_internal(Stream s, std::function<void()> task, std::string site, bool always_run,
+                            tracing::TaskKind kind);
   void drain_device(DeviceState& dev) const noexcept;
   void drain_all() const noexcept;
   void shutdown_workers() noexcept;

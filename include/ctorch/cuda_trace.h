@@ -1,0 +1,25 @@
+// ctorch::cuda::trace: a built-in tracer that records stream tasks (kernels, copies, memsets,
+// event records and waits), host synchronizations and NVTX ranges, and writes Chrome
+// trace-event JSON (open it in https://ui.perfetto.dev or chrome://tracing).
+//
+// Device work is recorded on emulated devices (each stream is a row of its device); on real CUDA
+// only the host side (NVTX, synchronizations) is recorded. Synchronize before stop() to capture
+// work still queued: tasks that finish after stop() are not recorded.
+#pragma once
+
+#include <string>
+
+namespace ctorch::cuda::trace {
+
+/// Clears earlier records and starts recording.
+void start();
+/// Stops recording (ranges still open are closed at this time).
+void stop();
+/// True while recording.
+bool is_tracing() noexcept;
+/// The records so far as Chrome trace-event JSON ({"traceEvents": [...]}).
+std::string json();
+/// Writes json() to `path`; throws ctorch::Error when the file cannot be written.
+void save(const std::string& path);
+
+}  // namespace ctorch::cuda::trace

@@ -1,0 +1,22 @@
+// ctorch::warn: a thread-local handler, stderr by default (c10's ThreadWarningHandler).
+#include "ctorch/warning.h"
+
+#include <cstdio>
+#include <utility>
+
+namespace ctorch {
+namespace {
+thread_local WarningHandler t_handler;
+}  // namespace
+
+void warn(const std::string& message) {
+  if (t_handler) {
+    t_handler(message);
+  } else {
+    std::fprintf(stderr, "Warning: %s\n", message.c_str());
+  }
+}
+
+WarningHandler set_warning_handler(WarningHandler handler) { return std::exchange(t_handler, std::move(handler)); }
+
+}  // namespace ctorch

@@ -1,0 +1,124 @@
+// torch.cuda.Event over the runtime seam (aten/src/ATen/cuda/CUDAEvent.h, torch/cuda/streams.py):
+// the native event is created at the first record(), on the recording stream's device; before
+// that, query() is true and wait()/synchronize() are no-ops.
+#include <mutex>
+#include <ostream>
+
+#include "ctorch/cuda_event.h"
+#include "ctorch/error.h"
+#include "runtime/current.h"
+#include "runtime/device_runtime.h"
+#include "trace/tracer.h"
+
+namespace ctorch::cuda {
+namespace detail {
+
+struct EventState {
+  impl::EventFlags flags;
+  std::mutex mu;                          // guards creation (runtime, handle, device)
+  impl::DeviceRuntime* runtime = nullptr;  // the runtime that created handle
+  impl::EventHandle handle = nullptr;
+  DeviceIndex device = -1;
+
+  ~EventState() {
+    if (handle) runtime->destroy_event(handle);
+  }
+};
+
+}  // namespace detail
+
+namespace {
+
+struct Created {
+  impl::DeviceRuntime* runtime;
+  impl::EventHandle handle;
+  DeviceIndex device;
+};
+
+// The native event, or nullopt before the first record.
+std::optional<Created> created(detail::EventState& s) {
+  std::lock_guard<std::mutex> lock(s.mu);
+  if (!s.handle) return std::nullopt;
+  return Created{s.runtime, s.handle, s.device};
+}
+
+}  // namespace
+
+Event::Event(bool enable_timing, bool blocking, bool interprocess) : state_(std::make_shared<detail::EventState>()) {
+  state_->flags = impl::EventFlags{enable_timing, blocking, interprocess};
+}
+
+void Event::record(std::optional<Stream> stream) const {
+  const Stream s = stream ? *stream : current_stream();
+  Created c{};
+  {
+    std::lock_guard<std::mutex> lock(state_->mu);
+    if (!state_->handle) {
+      impl::DeviceRuntime& r = impl::lazy_init(DeviceType::CUDA);
+      impl::DeviceGuard guard(s.device());
+      state_->handle = r.create_event(static_cast<DeviceIndex>(s.device_index()), state_->flags);
+      state_->runtime = &r;
+      state_->device = static_cast<DeviceIndex>(s.device_index());
+    }
+    c = Created{state_->runtime, state_->handle, state_->device};
+  }
+  CTORCH_CHECK(c.device == s.device_index(), "Event device ", static_cast<int>(c.device),
+               " does not match recording stream's device ", s.device_index(), ".");
+  impl::DeviceGuard guard(s.device());
+  c.runtime->record_event(c.handle, s.unwrap());
+}
+
+void Event::wait(std::optional<Stream> stream) const {
+  const Stream s = stream ? *stream : current_stream();
+  const std::optional<Created> c = created(*state_);
+  if (!c) return;
+  impl::DeviceGuard guard(s.device());
+  c->runtime->wait_event(s.unwrap(), c->handle);
+}
+
+bool Event::query() const {
+  const std::optional<Created> c = created(*state_);
+  if (!c) return true;
+  impl::DeviceGuard guard(Device(DeviceType::CUDA, c->device));
+  return c->runtime->query_event(c->handle);
+}
+
+void Event::synchronize() const {
+  const std::optional<Created> c = created(*state_);
+  if (!c) return;
+  tracing::HostSpan span("Event.synchronize");
+  c->runtime->synchronize_event(c->handle);
+}
+
+float Event::elapsed_time(const Event& end) const {
+  CTORCH_CHECK_VALUE(enable_timing() && end.enable_timing(),
+                     "Both events must be created with argument 'enable_timing=True'.");
+  const std::optional<Created> a = created(*state_), b = created(*end.state_);
+  CTORCH_CHECK_VALUE(a && b, "Both events must be recorded before calculating elapsed time.");
+  CTORCH_CHECK(query() && end.query(), "Both events must be completed before calculating elapsed time.");
+  impl::DeviceGuard guard(Device(DeviceType::CUDA, a->device));
+  return a->runtime->elapsed_ms(a->handle, b->handle);
+}
+
+std::optional<Device> Event::device() const {
+  const std::optional<Created> c = created(*state_);
+  if (!c) return std::nullopt;
+  return Device(DeviceType::CUDA, c->device);
+}
+
+uintptr_t Event::cuda_event() const {
+  const std::optional<Created> c = created(*state_);
+  return c ? reinterpret_cast<uintptr_t>(c->handle) : 0;
+}
+
+bool Event::is_created() const { return created(*state_).has_value(); }
+
+bool Event::enable_timing() const { return state_->flags.enable_timing; }
+
+std::ostream& operator<<(std::ostream& os, const Event& e) {
+  const uintptr_t handle = e.cuda_event();
+  if (!handle) return os << "<torch.cuda.Event uninitialized>";
+  return os << "<torch.cuda.Event 0x" << std::hex << handle << std::dec << ">";
+}
+
+}  // namespace ctorch::cuda

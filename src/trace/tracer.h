@@ -1,0 +1,39 @@
+// The built-in tracer's recording side: what the frontend (NVTX, host synchronizations) reports.
+// Device tasks reach it through the task hooks (hooks.h). Output: Chrome trace-event JSON
+// (ctorch/cuda_trace.h).
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+namespace ctorch::tracing {
+
+/// True while ctorch::cuda::trace is recording.
+bool tracing() noexcept;
+
+/// A span on the calling host thread ("X" event), recorded when tracing at construction.
+class HostSpan {
+ public:
+  /// Starts a span named `name` (a string literal: it is kept by pointer).
+  explicit HostSpan(const char* name) noexcept;
+  ~HostSpan();
+  HostSpan(const HostSpan&) = delete;
+  HostSpan& operator=(const HostSpan&) = delete;
+
+ private:
+  const char* name_;
+  double begin_us_ = -1;
+};
+
+/// nvtx range_push on the calling thread ("B").
+void nvtx_push(const std::string& message);
+/// nvtx range_pop on the calling thread ("E" of the innermost traced range).
+void nvtx_pop();
+/// nvtx range_start: an async range ("b") named by `id`.
+void nvtx_start(uint64_t id, const std::string& message);
+/// nvtx range_end ("e").
+void nvtx_end(uint64_t id);
+/// nvtx mark: an instant ("i").
+void nvtx_mark(const std::string& message);
+
+}  // namespace ctorch::tracing
