@@ -51,7 +51,8 @@ target_compile_options(ctorch_cuda_kernels PRIVATE
 
 target_sources(ctorch PRIVATE ${CTORCH_CUDA_HOST_SOURCES} $<TARGET_OBJECTS:ctorch_cuda_kernels>)
 target_link_libraries(ctorch PRIVATE CUDA::cudart CUDA::cublas)
-set_target_properties(ctorch PROPERTIES CUDA_RUNTIME_LIBRARY None)
+# ctorch was created before enable_language(CUDA), so CMAKE_CUDA_ARCHITECTURES did not initialize it.
+set_target_properties(ctorch PROPERTIES CUDA_RUNTIME_LIBRARY None CUDA_ARCHITECTURES "${CTORCH_CUDA_ARCHITECTURES}")
 set_property(TARGET ctorch APPEND PROPERTY INSTALL_RPATH "${CUDAToolkit_LIBRARY_DIR}")
 
 # torch.cuda.get_arch_list(): the architectures as "75;80" (suffixes such as -real dropped).
