@@ -79,12 +79,13 @@ void register_runtime(DeviceType type, DeviceRuntime* runtime) noexcept {
 DeviceRuntime& require_runtime(DeviceType type) {
   DeviceRuntime* r = runtime_for(type);
   if (!r && type == DeviceType::CUDA) {
+    // A backend that was built but could not start says why (PyTorch's text for a CUDA build
+    // without a driver or device); with none built, PyTorch's text for a cpu-only build.
     const std::string why = runtime_selection_error(type);
-    CTORCH_CHECK_DEVICE(false,
-                        "Torch not compiled with CUDA enabled (ctorch: no CUDA runtime is available; build with "
-                        "CTORCH_BUILD_CUDA=ON on a machine with a GPU, or enable emulated devices with "
-                        "CTORCH_EMULATED_CUDA=N or ctorch::cuda::emulate(N))",
-                        why.empty() ? "" : "; ", why);
+    constexpr const char* kHint =
+        " (ctorch: no CUDA runtime is available; run on a machine with a GPU, or enable emulated devices "
+        "with CTORCH_EMULATED_CUDA=N or ctorch::cuda::emulate(N))";
+    CTORCH_CHECK_DEVICE(false, why.empty() ? "Torch not compiled with CUDA enabled" : why, kHint);
   }
   CTORCH_INTERNAL_ASSERT(r != nullptr, "no runtime registered for ", device_type_name(type));
   return *r;

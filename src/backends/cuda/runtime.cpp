@@ -433,7 +433,17 @@ class CudaRuntime final : public impl::DeviceRuntime, public impl::PeerAccess, p
 std::atomic<CudaRuntime*> g_active{nullptr};
 
 impl::DeviceRuntime* create_runtime() {
-  if (device_count() <= 0) return nullptr;
+  if (device_count() <= 0) {
+    // Recorded as the reason there is no cuda runtime (impl::runtime_selection_error), in
+    // PyTorch's words for a CUDA build on a machine without a driver or without a device.
+    const std::string error = device_count_error();
+    if (error.find("cudaErrorNoDevice") != std::string::npos || error.empty()) {
+      throw DeviceError("No CUDA GPUs are available");
+    }
+    throw DeviceError(
+        "Found no NVIDIA driver on your system. Please check that you have an NVIDIA GPU and installed a driver "
+        "from http://www.nvidia.com/Download/index.aspx (" + error + ")");
+  }
   static CudaRuntime* runtime = new CudaRuntime();  // leaked: tensors may be freed during static destruction
   ops::register_kernels(runtime, &kernels());
   g_active.store(runtime, std::memory_order_release);
