@@ -6,9 +6,11 @@
 #include <algorithm>
 #include <array>
 #include <bit>
+#include <chrono>
 #include <limits>
 
 #include "ctorch/error.h"
+#include "memory/backtrace.h"
 
 namespace ctorch::memory {
 
@@ -97,9 +99,11 @@ Block* CachingAllocator::malloc(size_t orig_size, Stream stream) {
   CTORCH_CHECK_VALUE(stream.device().is_cuda() && stream.device().index() == device_,
                      "[caching allocator] Expected a stream of cuda:", static_cast<int>(device_),
                      ", but got a stream of ", stream.device());
+  FramesPtr context;
+  if (capture_alloc_.load(std::memory_order_relaxed)) context = capture_frames(1);
   std::lock_guard<std::mutex> lock(mu_);
   process_events();
-  AllocParams p{stream};
+  AllocParams p{stream, 0, 0, nullptr, nullptr, std::move(context)};
   p.size = round_size(orig_size, config_);
   p.pool = p.size <= kSmallSize ? &small_blocks_ : &large_blocks_;
   p.alloc_size = allocation_size(p.size);
@@ -115,7 +119,11 @@ Block* CachingAllocator::malloc(size_t orig_size, Stream stream) {
   }
   if (!found) raise_oom(p, orig_size);
   const bool split = should_split(p.block, p.size);
-  return alloc_found_block(p, orig_size, split);
+  Block* block = alloc_found_block(p, orig_size, split);
+  if (history_.block_frames) block->context = p.context;
+  record_trace(cuda::TraceAction::kAlloc, block->ptr, orig_size, block->stream,
+               history_.alloc_frames ? p.context : nullptr);
+  return block;
 }
 
 bool CachingAllocator::get_free_block(AllocParams& p) {
@@ -153,6 +161,7 @@ bool CachingAllocator::alloc_block(AllocParams& p, bool is_retry) {
     stats_.reserved_bytes[t].increase(size);
   });
   if (size >= config_.max_split_size) stats_.oversize_segments.increase(1);
+  record_trace(cuda::TraceAction::kSegmentAlloc, ptr, size, b->stream, history_.alloc_frames ? p.context : nullptr);
   p.block = b;
   return true;
 }
@@ -225,6 +234,7 @@ Block* CachingAllocator::alloc_found_block(AllocParams& p, size_t orig_size, boo
 // Returning memory to the backend
 
 void CachingAllocator::release_block(Block* block) {
+  record_trace(cuda::TraceAction::kSegmentFree, block->ptr, block->size, block->stream, nullptr);
   ++stats_.num_device_free;
   backend_->deallocate(block->ptr);
   total_reserved_ -= block->size;
@@ -321,20 +331,25 @@ Block* CachingAllocator::find_allocated(const void* ptr) const {
 }
 
 bool CachingAllocator::free_ptr(const void* ptr) {
+  FramesPtr frames;
+  if (capture_free_.load(std::memory_order_relaxed)) frames = capture_frames(1);
   std::lock_guard<std::mutex> lock(mu_);
   auto it = allocated_.find(ptr);
   if (it == allocated_.end()) return false;
-  free_locked(it->second);
+  free_locked(it->second, frames);
   return true;
 }
 
 void CachingAllocator::free(Block* block) {
+  FramesPtr frames;
+  if (capture_free_.load(std::memory_order_relaxed)) frames = capture_frames(1);
   std::lock_guard<std::mutex> lock(mu_);
-  free_locked(block);
+  free_locked(block, frames);
 }
 
-void CachingAllocator::free_locked(Block* block) {
+void CachingAllocator::free_locked(Block* block, const FramesPtr& frames) {
   CTORCH_INTERNAL_ASSERT(block->allocated, "caching allocator: free of a block that is not allocated");
+  record_trace(cuda::TraceAction::kFreeRequested, block->ptr, block->requested_size, block->stream, frames);
   block->allocated = false;
   auto node = allocated_.extract(block->ptr);
   if (spare_map_nodes_.size() < kMaxSpare) spare_map_nodes_.push_back(std::move(node));
@@ -365,6 +380,9 @@ void CachingAllocator::insert_into_pool(Block* block) {
 }
 
 void CachingAllocator::free_block(Block* block) {
+  record_trace(cuda::TraceAction::kFreeCompleted, block->ptr, block->requested_size, block->stream,
+               history_.free_frames ? block->context : nullptr);
+  block->context.reset();
   const size_t original_size = block->size;
   const size_t requested = block->requested_size;
   BlockPool& pool = *block->pool;
@@ -497,6 +515,8 @@ void CachingAllocator::raise_oom(const AllocParams& p, size_t orig_size) {
   ++stats_.num_ooms;
   size_t device_free = 0, device_total = 0;
   backend_->memory_info(&device_free, &device_total);
+  record_trace(cuda::TraceAction::kOom, reinterpret_cast<const void*>(device_free), p.size, p.stream.id(),
+               history_.alloc_frames ? p.context : nullptr);
   const auto agg = static_cast<size_t>(StatType::kAggregate);
   const auto allocated = static_cast<size_t>(stats_.allocated_bytes[agg].current);
   const auto reserved = static_cast<size_t>(stats_.reserved_bytes[agg].current);
@@ -600,6 +620,7 @@ bool CachingAllocator::reset() {
 }
 
 std::vector<SegmentInfo> CachingAllocator::snapshot() const {
+  FrameSymbolizer symbolize;
   std::lock_guard<std::mutex> lock(mu_);
   std::vector<const Block*> heads;
   auto consider = [&](const Block* b) {
@@ -626,6 +647,7 @@ std::vector<SegmentInfo> CachingAllocator::snapshot() const {
       info.address = reinterpret_cast<uintptr_t>(b->ptr);
       info.size = b->size;
       info.requested_size = b->requested_size;
+      info.frames = symbolize(b->context);
       const bool active = b->allocated || b->event_count > 0;
       info.state = b->allocated ? BlockState::kActiveAllocated
                    : active     ? BlockState::kActivePendingFree
@@ -640,6 +662,65 @@ std::vector<SegmentInfo> CachingAllocator::snapshot() const {
     }
     out.push_back(std::move(seg));
   }
+  return out;
+}
+
+}  // namespace ctorch::memory
+
+namespace ctorch::memory {
+
+// ---------------------------------------------------------------------------------------------
+// Memory history (c10's record_trace; a ring buffer of max_entries)
+
+void CachingAllocator::record_trace(cuda::TraceAction action, const void* addr, size_t size, StreamId stream,
+                                    FramesPtr frames) {
+  if (!history_.trace) return;
+  RawTraceEntry te;
+  te.action = action;
+  te.addr = reinterpret_cast<uintptr_t>(addr);
+  te.size = size;
+  te.stream = stream;
+  te.time_us = std::chrono::duration_cast<std::chrono::microseconds>(
+                   std::chrono::system_clock::now().time_since_epoch())
+                   .count();
+  te.frames = std::move(frames);
+  if (history_.max_entries == 0) return;
+  if (trace_.size() < history_.max_entries) {
+    trace_.push_back(std::move(te));
+  } else {
+    trace_[trace_next_++] = std::move(te);
+    if (trace_next_ == history_.max_entries) trace_next_ = 0;
+  }
+}
+
+void CachingAllocator::record_history(const HistoryOptions& options, bool clear) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (clear || (options.trace && options.max_entries != history_.max_entries)) {
+    // A new capacity restarts the ring; stopping keeps what was recorded for a later snapshot.
+    trace_.clear();
+    trace_next_ = 0;
+  }
+  const size_t capacity = options.trace ? options.max_entries : history_.max_entries;
+  history_ = options;
+  history_.max_entries = capacity;
+  capture_alloc_.store(options.block_frames || options.alloc_frames, std::memory_order_relaxed);
+  capture_free_.store(options.free_frames, std::memory_order_relaxed);
+  if (!options.block_frames) {
+    for (const auto& [ptr, b] : allocated_) b->context.reset();
+  }
+}
+
+void CachingAllocator::note_snapshot() {
+  std::lock_guard<std::mutex> lock(mu_);
+  record_trace(cuda::TraceAction::kSnapshot, nullptr, 0, 0, nullptr);
+}
+
+std::vector<RawTraceEntry> CachingAllocator::trace() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  std::vector<RawTraceEntry> out;
+  out.reserve(trace_.size());
+  for (size_t i = trace_next_; i < trace_.size(); ++i) out.push_back(trace_[i]);
+  for (size_t i = 0; i < trace_next_; ++i) out.push_back(trace_[i]);
   return out;
 }
 

@@ -27,8 +27,11 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <atomic>
 #include <deque>
+#include <limits>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <set>
 #include <string>
@@ -37,6 +40,7 @@
 #include <utility>
 #include <vector>
 
+#include "ctorch/cuda_memory_snapshot.h"
 #include "ctorch/device.h"
 #include "ctorch/stream.h"
 #include "memory/allocator_config.h"
@@ -82,6 +86,11 @@ class RawBackend {
   virtual void memory_info(size_t* free_bytes, size_t* total_bytes) = 0;
 };
 
+/// Return addresses captured by backtrace(3), symbolized only when a snapshot is taken.
+using RawFrames = std::vector<void*>;
+/// Shared, immutable frames (a block and its trace entries share one capture).
+using FramesPtr = std::shared_ptr<const RawFrames>;
+
 struct BlockPool;
 
 /// A range of one segment: allocated, free (cached) or waiting for events.
@@ -98,6 +107,7 @@ struct Block {
   Block* prev = nullptr;                // neighbours within the segment
   Block* next = nullptr;
   uint64_t gc_count_base = 0;           // pool call count when cached (garbage collection age)
+  FramesPtr context;                    // allocating frames (memory history with context)
 
   /// True when the block is part of a split segment.
   bool is_split() const { return prev != nullptr || next != nullptr; }
@@ -122,28 +132,27 @@ struct BlockPool {
   uint64_t get_free_blocks_call_count = 0;  // age clock for garbage collection
 };
 
-/// State of one block in a snapshot (PyTorch's names).
-enum class BlockState { kActiveAllocated, kActivePendingFree, kInactive };
+using cuda::BlockInfo;
+using cuda::BlockState;
+using cuda::SegmentInfo;
 
-/// One block of a snapshot segment.
-struct BlockInfo {
-  uintptr_t address = 0;
+/// One event of the allocation history, frames not yet symbolized.
+struct RawTraceEntry {
+  cuda::TraceAction action = cuda::TraceAction::kAlloc;
+  uintptr_t addr = 0;
   size_t size = 0;
-  size_t requested_size = 0;
-  BlockState state = BlockState::kInactive;
+  StreamId stream = 0;
+  int64_t time_us = 0;
+  FramesPtr frames;
 };
 
-/// One segment of a snapshot with its blocks in address order.
-struct SegmentInfo {
-  DeviceIndex device = 0;
-  uintptr_t address = 0;
-  size_t total_size = 0;
-  size_t allocated_size = 0;
-  size_t active_size = 0;
-  size_t requested_size = 0;
-  StreamId stream = 0;
-  bool is_large = false;
-  std::vector<BlockInfo> blocks;
+/// What the allocator records (torch.cuda.memory._record_memory_history's options).
+struct HistoryOptions {
+  bool trace = false;         // keep a ring buffer of events
+  bool block_frames = false;  // keep the allocating frames of live blocks
+  bool alloc_frames = false;  // frames on alloc events
+  bool free_frames = false;   // frames on free events
+  size_t max_entries = std::numeric_limits<size_t>::max();
 };
 
 /// The caching allocator of one device (see Note [Caching allocator policy]). Thread-safe.
@@ -179,8 +188,14 @@ class CachingAllocator {
   void reset_peak_stats();
   /// Zeroes accumulated statistics and counters.
   void reset_accumulated_stats();
-  /// Segments and their blocks, by address.
+  /// Segments and their blocks, by address (block frames symbolized when recorded).
   std::vector<SegmentInfo> snapshot() const;
+  /// Sets what the history records; `clear` drops the recorded trace.
+  void record_history(const HistoryOptions& options, bool clear);
+  /// Adds a "snapshot" event to the trace (when tracing).
+  void note_snapshot();
+  /// The recorded trace, oldest first.
+  std::vector<RawTraceEntry> trace() const;
   /// True when no block is allocated or waiting for events.
   bool idle() const;
   /// Frees cached segments and pooled events and, when idle, clears every statistic; returns idle().
@@ -202,6 +217,7 @@ class CachingAllocator {
     size_t alloc_size = 0;  // segment size if a new one is needed
     BlockPool* pool = nullptr;
     Block* block = nullptr;
+    FramesPtr context;      // allocating frames (memory history)
   };
 
   StatType pool_type(const BlockPool& pool) const {
@@ -217,7 +233,7 @@ class CachingAllocator {
   Block* new_block();
   void delete_block(Block* b) noexcept;
   void pool_erase(BlockPool& pool, BlockSet::iterator it) noexcept;
-  void free_locked(Block* block);
+  void free_locked(Block* block, const FramesPtr& frames);
   bool get_free_block(AllocParams& p);
   bool alloc_block(AllocParams& p, bool is_retry);
   bool release_available_cached_blocks(const AllocParams& p);
@@ -236,6 +252,7 @@ class CachingAllocator {
   void* take_event(DeviceIndex index);
   void return_event(DeviceIndex index, void* event) noexcept;
   [[noreturn]] void raise_oom(const AllocParams& p, size_t orig_size);
+  void record_trace(cuda::TraceAction action, const void* addr, size_t size, StreamId stream, FramesPtr frames);
 
   const DeviceIndex device_;
   RawBackend* const backend_;
@@ -262,6 +279,11 @@ class CachingAllocator {
   bool set_fraction_ = false;
   size_t allowed_memory_maximum_ = 0;
   size_t device_total_ = 0;
+  HistoryOptions history_;                  // guarded by mu_
+  std::atomic<bool> capture_alloc_{false};  // capture frames in malloc (read before locking)
+  std::atomic<bool> capture_free_{false};   // capture frames in free
+  std::vector<RawTraceEntry> trace_;        // ring buffer of history_.max_entries
+  size_t trace_next_ = 0;                   // next slot to overwrite once full
 };
 
 }  // namespace ctorch::memory

@@ -9,6 +9,7 @@
 #include "ops/copy.h"
 
 #include "ctorch/factories.h"
+#include "memory/pinned_allocator.h"
 #include "runtime/current.h"
 #include "runtime/device_runtime.h"
 
@@ -58,7 +59,14 @@ void host_device_copy(Tensor& dst, const Tensor& src, bool non_blocking) {
   rt.copy_async(target.data_ptr(), to_device ? device.index() : -1, source.data_ptr(),
                 to_device ? -1 : device.index(), bytes, stream);
   const bool host_pinned = to_device ? source.is_pinned() : target.is_pinned();
-  if (!non_blocking || !host_pinned || staged) rt.synchronize_stream(stream);
+  if (!non_blocking || !host_pinned || staged) {
+    rt.synchronize_stream(stream);
+  } else {
+    // Asynchronous: the pinned block must not be reused before the copy has run
+    // (HostAllocator::record_event in Copy.cu).
+    const Tensor& host = to_device ? source : target;
+    memory::record_pinned_use(host.impl()->storage()->data_ptr(), stream);
+  }
   if (!target.is_same(dst)) dst.copy_(target);
 }
 
