@@ -96,7 +96,7 @@ void* caching_allocator_alloc(int64_t size, DeviceArg device, std::optional<Stre
   if (auto* p = mem::current_pluggable()) return mem::pluggable_raw_alloc(*p, idx, static_cast<size_t>(size), s);
   CTORCH_CHECK(!mem::cuda_caching_disabled(),
                "caching_allocator_alloc: the caching allocator is disabled (PYTORCH_NO_CUDA_MEMORY_CACHING)");
-  return mem::cuda_caching_allocator(idx).malloc(static_cast<size_t>(size), s)->ptr;
+  return mem::cuda_caching_allocator(idx).raw_alloc(static_cast<size_t>(size), s);
 }
 
 void caching_allocator_delete(void* ptr) {

@@ -45,10 +45,9 @@ size_t CachingAllocator::allocation_size(size_t size) {
 CachingAllocator::CachingAllocator(DeviceIndex device, RawBackend* backend, AllocatorConfig config)
     : device_(device), backend_(backend), config_(std::move(config)) {
   small_blocks_.is_small = true;
-  allocated_.reserve(1024);
+  for (size_t d : config_.roundup_power2_divisions) has_divisions_ = has_divisions_ || d > 1;
   spare_blocks_.reserve(kMaxSpare);
   spare_set_nodes_.reserve(kMaxSpare);
-  spare_map_nodes_.reserve(kMaxSpare);
   stats_.max_split_size = static_cast<int64_t>(config_.max_split_size);
 }
 
@@ -72,7 +71,7 @@ Block* CachingAllocator::new_block() {
   if (spare_blocks_.empty()) return new Block;
   Block* b = spare_blocks_.back();
   spare_blocks_.pop_back();
-  *b = Block{};
+  b->reset();
   return b;
 }
 
@@ -102,9 +101,10 @@ Block* CachingAllocator::malloc(size_t orig_size, Stream stream) {
   FramesPtr context;
   if (capture_alloc_.load(std::memory_order_relaxed)) context = capture_frames(1);
   std::lock_guard<std::mutex> lock(mu_);
-  process_events();
+  if (!pending_events_.empty()) process_events();
   AllocParams p{stream, 0, 0, nullptr, nullptr, std::move(context)};
-  p.size = round_size(orig_size, config_);
+  p.size = has_divisions_ ? round_size(orig_size, config_)
+                          : (orig_size < kMinBlockSize ? kMinBlockSize : round_up(orig_size, kMinBlockSize));
   p.pool = p.size <= kSmallSize ? &small_blocks_ : &large_blocks_;
   p.alloc_size = allocation_size(p.size);
 
@@ -129,10 +129,8 @@ Block* CachingAllocator::malloc(size_t orig_size, Stream stream) {
 bool CachingAllocator::get_free_block(AllocParams& p) {
   BlockPool& pool = *p.pool;
   if (set_fraction_ && config_.garbage_collection_threshold > 0.0) ++pool.get_free_blocks_call_count;
-  Block key;
-  key.stream = p.stream.id();
-  key.size = p.size;
-  auto it = pool.blocks.lower_bound(&key);
+  const BlockKey key{p.stream.id(), p.size};
+  auto it = pool.blocks.lower_bound(key);
   if (it == pool.blocks.end() || (*it)->stream != key.stream) return false;
   // Oversize blocks serve only oversize requests, and only when not much larger.
   if (p.size < config_.max_split_size && (*it)->size >= config_.max_split_size) return false;
@@ -210,15 +208,10 @@ Block* CachingAllocator::alloc_found_block(AllocParams& p, size_t orig_size, boo
   }
   block->allocated = true;
   block->requested_size = orig_size;
-  if (!spare_map_nodes_.empty()) {
-    auto node = std::move(spare_map_nodes_.back());
-    spare_map_nodes_.pop_back();
-    node.key() = block->ptr;
-    node.mapped() = block;
-    allocated_.insert(std::move(node));
-  } else {
-    allocated_.emplace(block->ptr, block);
-  }
+  block->alloc_prev = nullptr;
+  block->alloc_next = allocated_list_;
+  if (allocated_list_) allocated_list_->alloc_prev = block;
+  allocated_list_ = block;
   for_pool_stats(pool, [&](size_t t) {
     stats_.allocation[t].increase(1);
     stats_.allocated_bytes[t].increase(block->size);
@@ -258,10 +251,8 @@ void CachingAllocator::release_blocks(BlockPool& pool) {
 bool CachingAllocator::release_available_cached_blocks(const AllocParams& p) {
   if (config_.max_split_size == std::numeric_limits<size_t>::max()) return false;
   BlockPool& pool = *p.pool;
-  Block key;
-  key.stream = p.stream.id();
-  key.size = std::max(p.size, config_.max_split_size);
-  auto it = pool.blocks.lower_bound(&key);
+  const BlockKey key{p.stream.id(), std::max(p.size, config_.max_split_size)};
+  auto it = pool.blocks.lower_bound(key);
   if (it != pool.blocks.end() && (*it)->stream == key.stream) {
     release_block(*it);  // the smallest oversize block that is large enough (always a whole segment)
     return true;
@@ -324,19 +315,40 @@ void CachingAllocator::garbage_collect_cached_blocks() {
 // ---------------------------------------------------------------------------------------------
 // free
 
+void* CachingAllocator::raw_alloc(size_t size, Stream stream) {
+  Block* b = malloc(size, stream);
+  if (b == nullptr) return nullptr;
+  std::lock_guard<std::mutex> lock(mu_);
+  try {
+    raw_allocated_.emplace(b->ptr, b);
+  } catch (...) {
+    free_locked(b, nullptr);
+    throw;
+  }
+  return b->ptr;
+}
+
+Block* CachingAllocator::find_allocated_locked(const void* ptr) const {
+  auto it = raw_allocated_.find(ptr);
+  if (it != raw_allocated_.end()) return it->second;
+  for (Block* b = allocated_list_; b != nullptr; b = b->alloc_next) {
+    if (b->ptr == ptr) return b;
+  }
+  return nullptr;
+}
+
 Block* CachingAllocator::find_allocated(const void* ptr) const {
   std::lock_guard<std::mutex> lock(mu_);
-  auto it = allocated_.find(ptr);
-  return it == allocated_.end() ? nullptr : it->second;
+  return find_allocated_locked(ptr);
 }
 
 bool CachingAllocator::free_ptr(const void* ptr) {
   FramesPtr frames;
   if (capture_free_.load(std::memory_order_relaxed)) frames = capture_frames(1);
   std::lock_guard<std::mutex> lock(mu_);
-  auto it = allocated_.find(ptr);
-  if (it == allocated_.end()) return false;
-  free_locked(it->second, frames);
+  Block* b = find_allocated_locked(ptr);
+  if (b == nullptr) return false;
+  free_locked(b, frames);
   return true;
 }
 
@@ -351,8 +363,14 @@ void CachingAllocator::free_locked(Block* block, const FramesPtr& frames) {
   CTORCH_INTERNAL_ASSERT(block->allocated, "caching allocator: free of a block that is not allocated");
   record_trace(cuda::TraceAction::kFreeRequested, block->ptr, block->requested_size, block->stream, frames);
   block->allocated = false;
-  auto node = allocated_.extract(block->ptr);
-  if (spare_map_nodes_.size() < kMaxSpare) spare_map_nodes_.push_back(std::move(node));
+  if (block->alloc_prev) {
+    block->alloc_prev->alloc_next = block->alloc_next;
+  } else {
+    allocated_list_ = block->alloc_next;
+  }
+  if (block->alloc_next) block->alloc_next->alloc_prev = block->alloc_prev;
+  block->alloc_prev = block->alloc_next = nullptr;
+  if (!raw_allocated_.empty()) raw_allocated_.erase(block->ptr);
   for_pool_stats(*block->pool, [&](size_t t) {
     stats_.allocation[t].decrease(1);
     stats_.allocated_bytes[t].decrease(block->size);
@@ -434,7 +452,9 @@ size_t CachingAllocator::try_merge_blocks(Block* dst, Block* src, BlockPool& poo
 void CachingAllocator::record_stream(Block* block, Stream stream) {
   std::lock_guard<std::mutex> lock(mu_);
   if (stream.device().index() == device_ && stream.id() == block->stream) return;
-  block->stream_uses.insert(stream);
+  if (std::find(block->stream_uses.begin(), block->stream_uses.end(), stream) == block->stream_uses.end()) {
+    block->stream_uses.push_back(stream);
+  }
 }
 
 void* CachingAllocator::take_event(DeviceIndex index) {
@@ -456,7 +476,7 @@ void CachingAllocator::return_event(DeviceIndex index, void* event) noexcept {
 }
 
 void CachingAllocator::insert_events(Block* block) {
-  std::unordered_set<Stream> streams = std::move(block->stream_uses);
+  std::vector<Stream> streams = std::move(block->stream_uses);
   block->stream_uses.clear();
   for (const Stream& s : streams) {
     const DeviceIndex dev = s.device().index();
@@ -600,7 +620,7 @@ void CachingAllocator::reset_accumulated_stats() {
 
 bool CachingAllocator::idle() const {
   std::lock_guard<std::mutex> lock(mu_);
-  return allocated_.empty() && pending_events_.empty();
+  return allocated_list_ == nullptr && pending_events_.empty();
 }
 
 bool CachingAllocator::reset() {
@@ -610,7 +630,7 @@ bool CachingAllocator::reset() {
     for (void* e : events) backend_->destroy_event(e);
   }
   event_pool_.clear();
-  if (!allocated_.empty() || !pending_events_.empty()) return false;
+  if (allocated_list_ != nullptr || !pending_events_.empty()) return false;
   stats_ = DeviceStats{};
   stats_.max_split_size = static_cast<int64_t>(config_.max_split_size);
   set_fraction_ = false;
@@ -628,7 +648,7 @@ std::vector<SegmentInfo> CachingAllocator::snapshot() const {
   };
   for (const Block* b : small_blocks_.blocks) consider(b);
   for (const Block* b : large_blocks_.blocks) consider(b);
-  for (const auto& [ptr, b] : allocated_) consider(b);
+  for (const Block* b = allocated_list_; b != nullptr; b = b->alloc_next) consider(b);
   for (const auto& [key, queue] : pending_events_) {
     for (const PendingEvent& pe : queue) consider(pe.block);
   }
@@ -706,7 +726,7 @@ void CachingAllocator::record_history(const HistoryOptions& options, bool clear)
   capture_alloc_.store(options.block_frames || options.alloc_frames, std::memory_order_relaxed);
   capture_free_.store(options.free_frames, std::memory_order_relaxed);
   if (!options.block_frames) {
-    for (const auto& [ptr, b] : allocated_) b->context.reset();
+    for (Block* b = allocated_list_; b != nullptr; b = b->alloc_next) b->context.reset();
   }
 }
 

@@ -103,22 +103,52 @@ struct Block {
   char* ptr = nullptr;
   bool allocated = false;
   int event_count = 0;                  // outstanding free events (> 0: pending free, still active)
-  std::unordered_set<Stream> stream_uses;  // streams from record_stream
+  std::vector<Stream> stream_uses;      // streams from record_stream (each once; usually empty)
   Block* prev = nullptr;                // neighbours within the segment
   Block* next = nullptr;
   uint64_t gc_count_base = 0;           // pool call count when cached (garbage collection age)
   FramesPtr context;                    // allocating frames (memory history with context)
+  Block* alloc_prev = nullptr;          // the allocator's intrusive list of allocated blocks
+  Block* alloc_next = nullptr;
 
   /// True when the block is part of a split segment.
   bool is_split() const { return prev != nullptr || next != nullptr; }
+  /// Back to a default Block, keeping stream_uses' capacity (recycling without a temporary).
+  void reset() noexcept {
+    device = 0;
+    stream = 0;
+    size = requested_size = 0;
+    pool = nullptr;
+    ptr = nullptr;
+    allocated = false;
+    event_count = 0;
+    stream_uses.clear();
+    prev = next = nullptr;
+    gc_count_base = 0;
+    context.reset();
+    alloc_prev = alloc_next = nullptr;
+  }
+};
+
+/// A best-fit search key: (stream, size), before every block of that stream and size.
+struct BlockKey {
+  StreamId stream;
+  size_t size;
 };
 
 /// Orders free blocks by (stream, size, address), as PyTorch's BlockComparatorSize.
 struct BlockComparator {
+  using is_transparent = void;  // lower_bound(BlockKey) without building a Block
   bool operator()(const Block* a, const Block* b) const {
     if (a->stream != b->stream) return a->stream < b->stream;
     if (a->size != b->size) return a->size < b->size;
     return reinterpret_cast<uintptr_t>(a->ptr) < reinterpret_cast<uintptr_t>(b->ptr);
+  }
+  bool operator()(const Block* a, const BlockKey& k) const {
+    return a->stream != k.stream ? a->stream < k.stream : a->size < k.size;
+  }
+  bool operator()(const BlockKey& k, const Block* b) const {
+    return k.stream != b->stream ? k.stream < b->stream : k.size <= b->size;
   }
 };
 
@@ -170,6 +200,9 @@ class CachingAllocator {
   Block* malloc(size_t size, Stream stream);
   /// Frees an allocated block (deferred by events when it was used on other streams).
   void free(Block* block);
+  /// malloc for caching_allocator_alloc: the block is also indexed by address, so free_ptr
+  /// finds it in O(1) (blocks from malloc are found by a scan of the allocated list).
+  void* raw_alloc(size_t size, Stream stream);
   /// The allocated block starting at `ptr`, or null.
   Block* find_allocated(const void* ptr) const;
   /// Frees the allocated block starting at `ptr`; false (nothing done) when there is none.
@@ -234,6 +267,7 @@ class CachingAllocator {
   void delete_block(Block* b) noexcept;
   void pool_erase(BlockPool& pool, BlockSet::iterator it) noexcept;
   void free_locked(Block* block, const FramesPtr& frames);
+  Block* find_allocated_locked(const void* ptr) const;
   bool get_free_block(AllocParams& p);
   bool alloc_block(AllocParams& p, bool is_retry);
   bool release_available_cached_blocks(const AllocParams& p);
@@ -257,12 +291,14 @@ class CachingAllocator {
   const DeviceIndex device_;
   RawBackend* const backend_;
   const AllocatorConfig config_;
+  bool has_divisions_ = false;  // roundup_power2_divisions set (else plain 512-byte rounding)
 
   mutable std::mutex mu_;
   // Everything below is guarded by mu_.
   BlockPool small_blocks_;
   BlockPool large_blocks_;
-  std::unordered_map<const void*, Block*> allocated_;  // ptr -> allocated block
+  Block* allocated_list_ = nullptr;  // intrusive list of allocated blocks (no hashing on the hot path)
+  std::unordered_map<const void*, Block*> raw_allocated_;  // blocks from raw_alloc, by address
   // Pending free events per stream, FIFO: (event, event's device, block).
   struct PendingEvent {
     void* event;
@@ -273,7 +309,6 @@ class CachingAllocator {
   std::map<DeviceIndex, std::vector<void*>> event_pool_;  // idle events by device
   std::vector<Block*> spare_blocks_;                   // recycled Block objects
   std::vector<BlockSet::node_type> spare_set_nodes_;   // recycled pool nodes
-  std::vector<std::unordered_map<const void*, Block*>::node_type> spare_map_nodes_;  // recycled allocated_ nodes
   DeviceStats stats_;
   size_t total_reserved_ = 0;
   bool set_fraction_ = false;
