@@ -155,8 +155,8 @@ bool CachingAllocator::alloc_block(AllocParams& p, bool is_retry) {
   total_reserved_ += size;
   ++stats_.num_device_alloc;
   for_pool_stats(*p.pool, [&](size_t t) {
-    stats_.segment[t].increase(1);
-    stats_.reserved_bytes[t].increase(size);
+    inc(stats_.segment, t, 1);
+    inc(stats_.reserved_bytes, t, size);
   });
   if (size >= config_.max_split_size) stats_.oversize_segments.increase(1);
   record_trace(cuda::TraceAction::kSegmentAlloc, ptr, size, b->stream, history_.alloc_frames ? p.context : nullptr);
@@ -191,19 +191,19 @@ Block* CachingAllocator::alloc_found_block(AllocParams& p, size_t orig_size, boo
     insert_into_pool(remaining);
     if (already_split) {
       // An inactive split block shrinks by p.size bytes.
-      for_pool_stats(pool, [&](size_t t) { stats_.inactive_split_bytes[t].decrease(block->size); });
+      for_pool_stats(pool, [&](size_t t) { dec(stats_.inactive_split_bytes, t, block->size); });
     } else {
       // A new inactive split block of remaining->size bytes appears.
       for_pool_stats(pool, [&](size_t t) {
-        stats_.inactive_split_bytes[t].increase(remaining->size);
-        stats_.inactive_split[t].increase(1);
+        inc(stats_.inactive_split_bytes, t, remaining->size);
+        inc(stats_.inactive_split, t, 1);
       });
     }
   } else if (already_split) {
     // An inactive split block becomes active.
     for_pool_stats(pool, [&](size_t t) {
-      stats_.inactive_split_bytes[t].decrease(block->size);
-      stats_.inactive_split[t].decrease(1);
+      dec(stats_.inactive_split_bytes, t, block->size);
+      dec(stats_.inactive_split, t, 1);
     });
   }
   block->allocated = true;
@@ -213,11 +213,11 @@ Block* CachingAllocator::alloc_found_block(AllocParams& p, size_t orig_size, boo
   if (allocated_list_) allocated_list_->alloc_prev = block;
   allocated_list_ = block;
   for_pool_stats(pool, [&](size_t t) {
-    stats_.allocation[t].increase(1);
-    stats_.allocated_bytes[t].increase(block->size);
-    stats_.active[t].increase(1);
-    stats_.active_bytes[t].increase(block->size);
-    stats_.requested_bytes[t].increase(block->requested_size);
+    inc(stats_.allocation, t, 1);
+    inc(stats_.allocated_bytes, t, block->size);
+    inc(stats_.active, t, 1);
+    inc(stats_.active_bytes, t, block->size);
+    inc(stats_.requested_bytes, t, block->requested_size);
   });
   if (block->size >= config_.max_split_size) stats_.oversize_allocations.increase(1);
   return block;
@@ -232,8 +232,8 @@ void CachingAllocator::release_block(Block* block) {
   backend_->deallocate(block->ptr);
   total_reserved_ -= block->size;
   for_pool_stats(*block->pool, [&](size_t t) {
-    stats_.segment[t].decrease(1);
-    stats_.reserved_bytes[t].decrease(block->size);
+    dec(stats_.segment, t, 1);
+    dec(stats_.reserved_bytes, t, block->size);
   });
   if (block->size >= config_.max_split_size) stats_.oversize_segments.decrease(1);
   pool_erase(*block->pool, block->pool->blocks.find(block));
@@ -372,8 +372,8 @@ void CachingAllocator::free_locked(Block* block, const FramesPtr& frames) {
   block->alloc_prev = block->alloc_next = nullptr;
   if (!raw_allocated_.empty()) raw_allocated_.erase(block->ptr);
   for_pool_stats(*block->pool, [&](size_t t) {
-    stats_.allocation[t].decrease(1);
-    stats_.allocated_bytes[t].decrease(block->size);
+    dec(stats_.allocation, t, 1);
+    dec(stats_.allocated_bytes, t, block->size);
   });
   if (block->size >= config_.max_split_size) stats_.oversize_allocations.decrease(1);
   if (!block->stream_uses.empty()) {
@@ -419,13 +419,13 @@ void CachingAllocator::free_block(Block* block) {
     net_bytes += static_cast<int64_t>(block->size);
   }
   for_pool_stats(pool, [&](size_t t) {
-    if (net_blocks > 0) stats_.inactive_split[t].increase(static_cast<size_t>(net_blocks));
-    if (net_blocks < 0) stats_.inactive_split[t].decrease(static_cast<size_t>(-net_blocks));
-    if (net_bytes > 0) stats_.inactive_split_bytes[t].increase(static_cast<size_t>(net_bytes));
-    if (net_bytes < 0) stats_.inactive_split_bytes[t].decrease(static_cast<size_t>(-net_bytes));
-    stats_.active[t].decrease(1);
-    stats_.active_bytes[t].decrease(original_size);
-    stats_.requested_bytes[t].decrease(requested);
+    if (net_blocks > 0) inc(stats_.inactive_split, t, static_cast<size_t>(net_blocks));
+    if (net_blocks < 0) dec(stats_.inactive_split, t, static_cast<size_t>(-net_blocks));
+    if (net_bytes > 0) inc(stats_.inactive_split_bytes, t, static_cast<size_t>(net_bytes));
+    if (net_bytes < 0) dec(stats_.inactive_split_bytes, t, static_cast<size_t>(-net_bytes));
+    dec(stats_.active, t, 1);
+    dec(stats_.active_bytes, t, original_size);
+    dec(stats_.requested_bytes, t, requested);
   });
 }
 
@@ -533,6 +533,7 @@ void CachingAllocator::synchronize_and_free_events() {
 void CachingAllocator::raise_oom(const AllocParams& p, size_t orig_size) {
   (void)orig_size;
   ++stats_.num_ooms;
+  materialize_aggregate();
   size_t device_free = 0, device_total = 0;
   backend_->memory_info(&device_free, &device_total);
   record_trace(cuda::TraceAction::kOom, reinterpret_cast<const void*>(device_free), p.size, p.stream.id(),
@@ -603,19 +604,35 @@ double CachingAllocator::memory_fraction() {
   return static_cast<double>(allowed_memory_maximum_) / static_cast<double>(device_total_);
 }
 
+void CachingAllocator::materialize_aggregate() const {
+  const auto all = static_cast<size_t>(StatType::kAggregate), small = static_cast<size_t>(StatType::kSmallPool),
+             large = static_cast<size_t>(StatType::kLargePool);
+  for (StatArray* a : {&stats_.allocation, &stats_.segment, &stats_.active, &stats_.inactive_split,
+                       &stats_.allocated_bytes, &stats_.reserved_bytes, &stats_.active_bytes,
+                       &stats_.inactive_split_bytes, &stats_.requested_bytes}) {
+    Stat& agg = (*a)[all];
+    agg.current = (*a)[small].current + (*a)[large].current;
+    agg.allocated = (*a)[small].allocated + (*a)[large].allocated;
+    agg.freed = (*a)[small].freed + (*a)[large].freed;
+  }
+}
+
 DeviceStats CachingAllocator::stats() const {
   std::lock_guard<std::mutex> lock(mu_);
+  materialize_aggregate();
   return stats_;
 }
 
 void CachingAllocator::reset_peak_stats() {
   std::lock_guard<std::mutex> lock(mu_);
+  materialize_aggregate();
   stats_.reset_peak();
 }
 
 void CachingAllocator::reset_accumulated_stats() {
   std::lock_guard<std::mutex> lock(mu_);
   stats_.reset_accumulated();
+  materialize_aggregate();
 }
 
 bool CachingAllocator::idle() const {

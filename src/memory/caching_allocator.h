@@ -256,11 +256,22 @@ class CachingAllocator {
   StatType pool_type(const BlockPool& pool) const {
     return pool.is_small ? StatType::kSmallPool : StatType::kLargePool;
   }
+  // Note [Aggregate statistics]: the hot path updates only the pool's entry (`t`) of each
+  // StatArray and the aggregate's peak; the aggregate's current/allocated/freed are the pools'
+  // sums, filled in by materialize_aggregate() before anyone reads stats_.
   template <class F>
   void for_pool_stats(const BlockPool& pool, F&& f) {
-    f(static_cast<size_t>(StatType::kAggregate));
     f(static_cast<size_t>(pool_type(pool)));
   }
+  static void inc(StatArray& a, size_t t, size_t n) {
+    a[t].increase(n);
+    Stat& agg = a[static_cast<size_t>(StatType::kAggregate)];
+    const int64_t all = a[static_cast<size_t>(StatType::kSmallPool)].current +
+                        a[static_cast<size_t>(StatType::kLargePool)].current;
+    if (all > agg.peak) agg.peak = all;
+  }
+  static void dec(StatArray& a, size_t t, size_t n) { a[t].decrease(n); }
+  void materialize_aggregate() const;
 
   static constexpr size_t kMaxSpare = 256;  // recycled Blocks and container nodes kept at most
   Block* new_block();
@@ -309,7 +320,7 @@ class CachingAllocator {
   std::map<DeviceIndex, std::vector<void*>> event_pool_;  // idle events by device
   std::vector<Block*> spare_blocks_;                   // recycled Block objects
   std::vector<BlockSet::node_type> spare_set_nodes_;   // recycled pool nodes
-  DeviceStats stats_;
+  mutable DeviceStats stats_;  // aggregate entries stale between materialize_aggregate() calls
   size_t total_reserved_ = 0;
   bool set_fraction_ = false;
   size_t allowed_memory_maximum_ = 0;
