@@ -653,6 +653,8 @@ bool CachingAllocator::reset() {
   set_fraction_ = false;
   allowed_memory_maximum_ = device_total_ = 0;
   small_blocks_.get_free_blocks_call_count = large_blocks_.get_free_blocks_call_count = 0;
+  trace_.clear();  // addresses of the previous devices; the history options stay as set
+  trace_next_ = 0;
   return true;
 }
 

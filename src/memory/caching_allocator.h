@@ -231,7 +231,8 @@ class CachingAllocator {
   std::vector<RawTraceEntry> trace() const;
   /// True when no block is allocated or waiting for events.
   bool idle() const;
-  /// Frees cached segments and pooled events and, when idle, clears every statistic; returns idle().
+  /// Frees cached segments and pooled events and, when idle, clears every statistic and the
+  /// recorded trace (history options stay); returns idle().
   bool reset();
   /// The config in use.
   const AllocatorConfig& config() const { return config_; }

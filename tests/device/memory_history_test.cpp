@@ -230,6 +230,20 @@ TEST_F(MemoryHistory, TraceIsARingBufferOfMaxEntries) {
   EXPECT_EQ(cuda::memory::snapshot().device_traces[0].size(), 1u);  // nothing recorded while disabled
 }
 
+TEST_F(MemoryHistory, ReconfiguringTheDevicesDropsTheTraceButKeepsRecording) {
+  cuda::memory::record_memory_history("all");
+  cuda::caching_allocator_delete(cuda::caching_allocator_alloc(1000, 0));
+  EXPECT_EQ(cuda::memory::snapshot().device_traces[0].size(), 5u);
+  cuda::EmulationConfig c;
+  c.devices = 1;
+  c.memory = 32 * kMiB;
+  cuda::emulate(c);  // the old trace names addresses of devices that are gone
+  void* p = cuda::caching_allocator_alloc(1000, 0);
+  EXPECT_EQ(actions(cuda::memory::snapshot().device_traces[0]),
+            (std::vector<std::string>{"segment_alloc", "alloc", "snapshot"}));
+  cuda::caching_allocator_delete(p);
+}
+
 TEST_F(MemoryHistory, OomIsRecordedWithTheDevicesFreeBytes) {
   cuda::memory::record_memory_history("all");
   EXPECT_THROW(cuda::caching_allocator_alloc(100 * kMiB, 0), OutOfMemoryError);
