@@ -47,7 +47,6 @@ CachingAllocator::CachingAllocator(DeviceIndex device, RawBackend* backend, Allo
   small_blocks_.is_small = true;
   for (size_t d : config_.roundup_power2_divisions) has_divisions_ = has_divisions_ || d > 1;
   spare_blocks_.reserve(kMaxSpare);
-  spare_set_nodes_.reserve(kMaxSpare);
   stats_.max_split_size = static_cast<int64_t>(config_.max_split_size);
 }
 
@@ -85,8 +84,7 @@ void CachingAllocator::delete_block(Block* b) noexcept {
 
 void CachingAllocator::pool_erase(BlockPool& pool, BlockSet::iterator it) noexcept {
   if (it == pool.blocks.end()) return;
-  auto node = pool.blocks.extract(it);
-  if (spare_set_nodes_.size() < kMaxSpare) spare_set_nodes_.push_back(std::move(node));
+  pool.blocks.erase(it);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -385,15 +383,7 @@ void CachingAllocator::free_locked(Block* block, const FramesPtr& frames) {
 
 void CachingAllocator::insert_into_pool(Block* block) {
   block->gc_count_base = block->pool->get_free_blocks_call_count;
-  bool inserted;
-  if (!spare_set_nodes_.empty()) {
-    auto node = std::move(spare_set_nodes_.back());
-    spare_set_nodes_.pop_back();
-    node.value() = block;
-    inserted = block->pool->blocks.insert(std::move(node)).inserted;
-  } else {
-    inserted = block->pool->blocks.insert(block).second;
-  }
+  const bool inserted = block->pool->blocks.insert(block).second;
   CTORCH_INTERNAL_ASSERT(inserted, "caching allocator: block already cached");
 }
 

@@ -152,11 +152,68 @@ struct BlockComparator {
   }
 };
 
+/// Recycled single-node allocations of one BlockSet (a free list of at most kMaxNodes nodes), so
+/// inserting and erasing cached blocks on the hot path neither mallocs nor frees.
+struct NodeFreeList {
+  static constexpr size_t kMaxNodes = 256;
+  struct Node {
+    Node* next;
+  };
+  Node* head = nullptr;
+  size_t count = 0;
+  NodeFreeList() = default;
+  NodeFreeList(const NodeFreeList&) = delete;
+  NodeFreeList& operator=(const NodeFreeList&) = delete;
+  ~NodeFreeList() {
+    while (head) {
+      Node* n = head;
+      head = n->next;
+      ::operator delete(n);
+    }
+  }
+};
+
+/// std::set's allocator over a NodeFreeList (nodes of one size; other requests go to operator new).
+template <class T>
+struct NodeAllocator {
+  using value_type = T;
+  NodeFreeList* list;
+  explicit NodeAllocator(NodeFreeList* l) noexcept : list(l) {}
+  template <class U>
+  NodeAllocator(const NodeAllocator<U>& o) noexcept : list(o.list) {}  // NOLINT: rebinding
+  T* allocate(size_t n) {
+    if (n == 1 && list->head) {
+      NodeFreeList::Node* node = list->head;
+      list->head = node->next;
+      --list->count;
+      return reinterpret_cast<T*>(node);
+    }
+    static_assert(sizeof(T) >= sizeof(NodeFreeList::Node));
+    return static_cast<T*>(::operator new(n * sizeof(T)));
+  }
+  void deallocate(T* p, size_t n) noexcept {
+    if (n == 1 && list->count < NodeFreeList::kMaxNodes) {
+      auto* node = reinterpret_cast<NodeFreeList::Node*>(p);
+      node->next = list->head;
+      list->head = node;
+      ++list->count;
+      return;
+    }
+    ::operator delete(p);
+  }
+  template <class U>
+  bool operator==(const NodeAllocator<U>& o) const noexcept {
+    return list == o.list;
+  }
+};
+
 /// Free blocks ordered for best fit.
-using BlockSet = std::set<Block*, BlockComparator>;
+using BlockSet = std::set<Block*, BlockComparator, NodeAllocator<Block*>>;
 
 /// Free blocks of one pool.
 struct BlockPool {
+  BlockPool() : blocks(BlockComparator{}, NodeAllocator<Block*>(&free_nodes)) {}
+  NodeFreeList free_nodes;  // declared before blocks: outlives it
   BlockSet blocks;
   bool is_small = false;
   uint64_t get_free_blocks_call_count = 0;  // age clock for garbage collection
@@ -320,7 +377,6 @@ class CachingAllocator {
   std::map<std::pair<DeviceIndex, StreamId>, std::deque<PendingEvent>> pending_events_;
   std::map<DeviceIndex, std::vector<void*>> event_pool_;  // idle events by device
   std::vector<Block*> spare_blocks_;                   // recycled Block objects
-  std::vector<BlockSet::node_type> spare_set_nodes_;   // recycled pool nodes
   mutable DeviceStats stats_;  // aggregate entries stale between materialize_aggregate() calls
   size_t total_reserved_ = 0;
   bool set_fraction_ = false;
