@@ -2,7 +2,7 @@
 // change_current_allocator). The library exports, with C linkage:
 //   void* alloc(size_t size, int device, cudaStream_t stream);
 //   void  free(void* ptr, size_t size, int device, cudaStream_t stream);
-// On emulated devices `stream` is the ctorch StreamId cast to a pointer.
+// `stream` is the ctorch StreamId cast to a pointer (not yet the cudaStream_t on real CUDA).
 #pragma once
 
 #include <cstddef>
@@ -29,6 +29,7 @@ class CUDAPluggableAllocator {
   /// The free function.
   PluggableFreeFn free_fn() const;
 
+  /// Loaded library state (defined in src/memory/pluggable_allocator.h).
   struct Impl;
   /// Shared state (internal).
   const std::shared_ptr<Impl>& impl() const { return impl_; }
