@@ -50,7 +50,24 @@ double get_per_process_memory_fraction(DeviceArg device = {});
 void* caching_allocator_alloc(int64_t size, DeviceArg device = {}, std::optional<Stream> stream = std::nullopt);
 /// Frees memory from caching_allocator_alloc; throws "invalid device pointer" for anything else.
 void caching_allocator_delete(void* ptr);
-/// The allocator backend in use: "native" (the only one ctorch implements).
+/// The allocator backend in use: "native", or "pluggable" after change_current_allocator.
 std::string get_allocator_backend();
+/// Statistics of the pinned host memory cache, flattened and sorted (torch.cuda.host_memory_stats):
+/// allocations/allocated_bytes/active_requests/active_bytes.{current,peak,allocated,freed},
+/// num_host_alloc, num_host_free, host_alloc_time/host_free_time.{total,max,min,count,avg} (us).
+std::map<std::string, int64_t> host_memory_stats();
+/// Returns every free cached pinned block to the system (torch._C._host_emptyCache).
+void host_empty_cache();
+/// peak = current for the pinned host statistics.
+void reset_peak_host_memory_stats();
+/// Zeroes the accumulated pinned host statistics and counters.
+void reset_accumulated_host_memory_stats();
+/// The processes using `device` as torch.cuda.list_gpu_processes prints them ("GPU:0" then one
+/// "process <pid> uses <MB> MB GPU memory" line, or "no processes are running"). Without NVML,
+/// ctorch reports this process (with its caching allocator's reserved bytes) while it holds memory there.
+std::string list_gpu_processes(DeviceArg device = {});
+/// PyTorch's human-readable table of memory_stats(device) (torch.cuda.memory_summary), byte for
+/// byte; `abbreviated` leaves out the large/small pool rows.
+std::string memory_summary(DeviceArg device = {}, bool abbreviated = false);
 
 }  // namespace ctorch::cuda

@@ -1,12 +1,22 @@
 // torch.cuda memory API over the device caching allocators (src/memory/device_allocator.h).
 #include "ctorch/cuda_memory.h"
 
+#include <unistd.h>
+
+#include <cstdio>
+
 #include "ctorch/error.h"
 #include "memory/device_allocator.h"
+#include "memory/memory_summary.h"
+#include "memory/pinned_allocator.h"
+#include "memory/pluggable_allocator.h"
 #include "runtime/current.h"
 #include "runtime/device_runtime.h"
 
 namespace ctorch::cuda {
+
+// ctorch::cuda::memory (history, pluggable allocators) hides ctorch::memory here.
+namespace mem = ::ctorch::memory;
 namespace {
 
 // _get_device_index(device, optional) plus c10's assertValidDevice.
@@ -17,8 +27,9 @@ DeviceIndex allocator_index(const DeviceArg& device, bool optional = true) {
   return static_cast<DeviceIndex>(idx);
 }
 
-memory::CachingAllocator& allocator(const DeviceArg& device, bool optional = true) {
-  return memory::cuda_caching_allocator(allocator_index(device, optional));
+mem::CachingAllocator& allocator(const DeviceArg& device, bool optional = true, const char* what = "getDeviceStats") {
+  mem::check_native_allocator(what);
+  return mem::cuda_caching_allocator(allocator_index(device, optional));
 }
 
 int64_t stat(const DeviceArg& device, const char* key) {
@@ -31,7 +42,7 @@ int64_t stat(const DeviceArg& device, const char* key) {
 
 std::map<std::string, int64_t> memory_stats(DeviceArg device) {
   if (!is_initialized()) return {};
-  return memory::flatten_stats(allocator(device).stats());
+  return mem::flatten_stats(allocator(device).stats());
 }
 
 int64_t memory_allocated(DeviceArg device) { return stat(device, "allocated_bytes.all.current"); }
@@ -41,16 +52,22 @@ int64_t max_memory_reserved(DeviceArg device) { return stat(device, "reserved_by
 int64_t memory_cached(DeviceArg device) { return memory_reserved(device); }
 int64_t max_memory_cached(DeviceArg device) { return max_memory_reserved(device); }
 
-void reset_peak_memory_stats(DeviceArg device) { allocator(device).reset_peak_stats(); }
+void reset_peak_memory_stats(DeviceArg device) { allocator(device, true, "resetPeakStats").reset_peak_stats(); }
 void reset_max_memory_allocated(DeviceArg device) { reset_peak_memory_stats(device); }
 void reset_max_memory_cached(DeviceArg device) { reset_peak_memory_stats(device); }
-void reset_accumulated_memory_stats(DeviceArg device) { allocator(device).reset_accumulated_stats(); }
+void reset_accumulated_memory_stats(DeviceArg device) {
+  allocator(device, true, "resetAccumulatedStats").reset_accumulated_stats();
+}
 
 void empty_cache() {
+  if (auto* p = mem::current_pluggable()) {
+    if (p->reset) p->reset();
+    return;
+  }
   if (!is_initialized()) return;
   const int count = device_count();
   for (int i = 0; i < count; ++i) {
-    if (memory::CachingAllocator* a = memory::existing_cuda_caching_allocator(static_cast<DeviceIndex>(i))) {
+    if (mem::CachingAllocator* a = mem::existing_cuda_caching_allocator(static_cast<DeviceIndex>(i))) {
       a->empty_cache();
     }
   }
@@ -61,12 +78,13 @@ void set_per_process_memory_fraction(double fraction, DeviceArg device) {
   const DeviceIndex idx = allocator_index(device, /*optional=*/false);
   CTORCH_CHECK_VALUE(fraction >= 0.0 && fraction <= 1.0, "Invalid fraction value: ", fraction,
                      ". Allowed range: 0~1");
-  memory::cuda_caching_allocator(idx).set_memory_fraction(fraction);
+  mem::check_native_allocator("setMemoryFraction");
+  mem::cuda_caching_allocator(idx).set_memory_fraction(fraction);
 }
 
 double get_per_process_memory_fraction(DeviceArg device) {
   impl::lazy_init(DeviceType::CUDA);
-  return allocator(device, /*optional=*/false).memory_fraction();
+  return allocator(device, /*optional=*/false, "getMemoryFraction").memory_fraction();
 }
 
 void* caching_allocator_alloc(int64_t size, DeviceArg device, std::optional<Stream> stream) {
@@ -75,17 +93,19 @@ void* caching_allocator_alloc(int64_t size, DeviceArg device, std::optional<Stre
                      ". caching_allocator_alloc requires a non-negative size.");
   const Stream s = stream ? *stream : impl::current_stream(Device(DeviceType::CUDA, idx));
   if (size == 0) return nullptr;
-  CTORCH_CHECK(!memory::cuda_caching_disabled(),
+  if (auto* p = mem::current_pluggable()) return mem::pluggable_raw_alloc(*p, idx, static_cast<size_t>(size), s);
+  CTORCH_CHECK(!mem::cuda_caching_disabled(),
                "caching_allocator_alloc: the caching allocator is disabled (PYTORCH_NO_CUDA_MEMORY_CACHING)");
-  return memory::cuda_caching_allocator(idx).malloc(static_cast<size_t>(size), s)->ptr;
+  return mem::cuda_caching_allocator(idx).raw_alloc(static_cast<size_t>(size), s);
 }
 
 void caching_allocator_delete(void* ptr) {
   if (ptr == nullptr) return;
+  if (auto* p = mem::current_pluggable()) return mem::pluggable_raw_free(*p, ptr);
   if (is_initialized()) {
     const int count = device_count();
     for (int i = 0; i < count; ++i) {
-      memory::CachingAllocator* a = memory::existing_cuda_caching_allocator(static_cast<DeviceIndex>(i));
+      mem::CachingAllocator* a = mem::existing_cuda_caching_allocator(static_cast<DeviceIndex>(i));
       if (a == nullptr) continue;
       if (a->free_ptr(ptr)) return;
     }
@@ -93,6 +113,46 @@ void caching_allocator_delete(void* ptr) {
   CTORCH_CHECK(false, "invalid device pointer: ", ptr);
 }
 
-std::string get_allocator_backend() { return "native"; }
+std::string get_allocator_backend() { return mem::current_pluggable() ? "pluggable" : "native"; }
+
+std::string list_gpu_processes(DeviceArg device) {
+  const DeviceIndex idx = allocator_index(device);
+  std::string out = detail::str_cat("GPU:", static_cast<int>(idx));
+  // No NVML: the one process ctorch can see is this one, holding what its allocator reserved.
+  const mem::CachingAllocator* a = mem::current_pluggable() ? nullptr : mem::existing_cuda_caching_allocator(idx);
+  const int64_t reserved =
+      a ? a->stats().reserved_bytes[static_cast<size_t>(mem::StatType::kAggregate)].current : 0;
+  if (reserved == 0) return out + "\nno processes are running";
+  char buf[96];
+  std::snprintf(buf, sizeof buf, "\nprocess %10d uses %12.3f MB GPU memory", static_cast<int>(::getpid()),
+                static_cast<double>(reserved) / (1024.0 * 1024.0));
+  return out + buf;
+}
+
+std::map<std::string, int64_t> host_memory_stats() {
+  if (mem::CachingHostAllocator* a = mem::existing_host_caching_allocator()) {
+    return mem::flatten_host_stats(a->stats());
+  }
+  return mem::flatten_host_stats(mem::HostStats{});
+}
+
+void host_empty_cache() {
+  if (mem::CachingHostAllocator* a = mem::existing_host_caching_allocator()) a->empty_cache();
+}
+
+void reset_peak_host_memory_stats() {
+  if (mem::CachingHostAllocator* a = mem::existing_host_caching_allocator()) a->reset_peak_stats();
+}
+
+void reset_accumulated_host_memory_stats() {
+  if (mem::CachingHostAllocator* a = mem::existing_host_caching_allocator()) a->reset_accumulated_stats();
+}
+
+std::string memory_summary(DeviceArg device, bool abbreviated) {
+  const DeviceIndex idx = allocator_index(device);
+  mem::check_native_allocator("getDeviceStats");
+  return mem::format_memory_summary(mem::flatten_stats(mem::cuda_caching_allocator(idx).stats()), idx,
+                                       abbreviated);
+}
 
 }  // namespace ctorch::cuda

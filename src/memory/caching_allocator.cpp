@@ -6,9 +6,11 @@
 #include <algorithm>
 #include <array>
 #include <bit>
+#include <chrono>
 #include <limits>
 
 #include "ctorch/error.h"
+#include "memory/backtrace.h"
 
 namespace ctorch::memory {
 
@@ -43,10 +45,8 @@ size_t CachingAllocator::allocation_size(size_t size) {
 CachingAllocator::CachingAllocator(DeviceIndex device, RawBackend* backend, AllocatorConfig config)
     : device_(device), backend_(backend), config_(std::move(config)) {
   small_blocks_.is_small = true;
-  allocated_.reserve(1024);
+  for (size_t d : config_.roundup_power2_divisions) has_divisions_ = has_divisions_ || d > 1;
   spare_blocks_.reserve(kMaxSpare);
-  spare_set_nodes_.reserve(kMaxSpare);
-  spare_map_nodes_.reserve(kMaxSpare);
   stats_.max_split_size = static_cast<int64_t>(config_.max_split_size);
 }
 
@@ -70,7 +70,7 @@ Block* CachingAllocator::new_block() {
   if (spare_blocks_.empty()) return new Block;
   Block* b = spare_blocks_.back();
   spare_blocks_.pop_back();
-  *b = Block{};
+  b->reset();
   return b;
 }
 
@@ -84,8 +84,7 @@ void CachingAllocator::delete_block(Block* b) noexcept {
 
 void CachingAllocator::pool_erase(BlockPool& pool, BlockSet::iterator it) noexcept {
   if (it == pool.blocks.end()) return;
-  auto node = pool.blocks.extract(it);
-  if (spare_set_nodes_.size() < kMaxSpare) spare_set_nodes_.push_back(std::move(node));
+  pool.blocks.erase(it);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -97,10 +96,13 @@ Block* CachingAllocator::malloc(size_t orig_size, Stream stream) {
   CTORCH_CHECK_VALUE(stream.device().is_cuda() && stream.device().index() == device_,
                      "[caching allocator] Expected a stream of cuda:", static_cast<int>(device_),
                      ", but got a stream of ", stream.device());
+  FramesPtr context;
+  if (capture_alloc_.load(std::memory_order_relaxed)) context = capture_frames(1);
   std::lock_guard<std::mutex> lock(mu_);
-  process_events();
-  AllocParams p{stream};
-  p.size = round_size(orig_size, config_);
+  if (!pending_events_.empty()) process_events();
+  AllocParams p{stream, 0, 0, nullptr, nullptr, std::move(context)};
+  p.size = has_divisions_ ? round_size(orig_size, config_)
+                          : (orig_size < kMinBlockSize ? kMinBlockSize : round_up(orig_size, kMinBlockSize));
   p.pool = p.size <= kSmallSize ? &small_blocks_ : &large_blocks_;
   p.alloc_size = allocation_size(p.size);
 
@@ -115,16 +117,18 @@ Block* CachingAllocator::malloc(size_t orig_size, Stream stream) {
   }
   if (!found) raise_oom(p, orig_size);
   const bool split = should_split(p.block, p.size);
-  return alloc_found_block(p, orig_size, split);
+  Block* block = alloc_found_block(p, orig_size, split);
+  if (history_.block_frames) block->context = p.context;
+  record_trace(cuda::TraceAction::kAlloc, block->ptr, orig_size, block->stream,
+               history_.alloc_frames ? p.context : nullptr);
+  return block;
 }
 
 bool CachingAllocator::get_free_block(AllocParams& p) {
   BlockPool& pool = *p.pool;
   if (set_fraction_ && config_.garbage_collection_threshold > 0.0) ++pool.get_free_blocks_call_count;
-  Block key;
-  key.stream = p.stream.id();
-  key.size = p.size;
-  auto it = pool.blocks.lower_bound(&key);
+  const BlockKey key{p.stream.id(), p.size};
+  auto it = pool.blocks.lower_bound(key);
   if (it == pool.blocks.end() || (*it)->stream != key.stream) return false;
   // Oversize blocks serve only oversize requests, and only when not much larger.
   if (p.size < config_.max_split_size && (*it)->size >= config_.max_split_size) return false;
@@ -149,10 +153,11 @@ bool CachingAllocator::alloc_block(AllocParams& p, bool is_retry) {
   total_reserved_ += size;
   ++stats_.num_device_alloc;
   for_pool_stats(*p.pool, [&](size_t t) {
-    stats_.segment[t].increase(1);
-    stats_.reserved_bytes[t].increase(size);
+    inc(stats_.segment, t, 1);
+    inc(stats_.reserved_bytes, t, size);
   });
   if (size >= config_.max_split_size) stats_.oversize_segments.increase(1);
+  record_trace(cuda::TraceAction::kSegmentAlloc, ptr, size, b->stream, history_.alloc_frames ? p.context : nullptr);
   p.block = b;
   return true;
 }
@@ -184,38 +189,33 @@ Block* CachingAllocator::alloc_found_block(AllocParams& p, size_t orig_size, boo
     insert_into_pool(remaining);
     if (already_split) {
       // An inactive split block shrinks by p.size bytes.
-      for_pool_stats(pool, [&](size_t t) { stats_.inactive_split_bytes[t].decrease(block->size); });
+      for_pool_stats(pool, [&](size_t t) { dec(stats_.inactive_split_bytes, t, block->size); });
     } else {
       // A new inactive split block of remaining->size bytes appears.
       for_pool_stats(pool, [&](size_t t) {
-        stats_.inactive_split_bytes[t].increase(remaining->size);
-        stats_.inactive_split[t].increase(1);
+        inc(stats_.inactive_split_bytes, t, remaining->size);
+        inc(stats_.inactive_split, t, 1);
       });
     }
   } else if (already_split) {
     // An inactive split block becomes active.
     for_pool_stats(pool, [&](size_t t) {
-      stats_.inactive_split_bytes[t].decrease(block->size);
-      stats_.inactive_split[t].decrease(1);
+      dec(stats_.inactive_split_bytes, t, block->size);
+      dec(stats_.inactive_split, t, 1);
     });
   }
   block->allocated = true;
   block->requested_size = orig_size;
-  if (!spare_map_nodes_.empty()) {
-    auto node = std::move(spare_map_nodes_.back());
-    spare_map_nodes_.pop_back();
-    node.key() = block->ptr;
-    node.mapped() = block;
-    allocated_.insert(std::move(node));
-  } else {
-    allocated_.emplace(block->ptr, block);
-  }
+  block->alloc_prev = nullptr;
+  block->alloc_next = allocated_list_;
+  if (allocated_list_) allocated_list_->alloc_prev = block;
+  allocated_list_ = block;
   for_pool_stats(pool, [&](size_t t) {
-    stats_.allocation[t].increase(1);
-    stats_.allocated_bytes[t].increase(block->size);
-    stats_.active[t].increase(1);
-    stats_.active_bytes[t].increase(block->size);
-    stats_.requested_bytes[t].increase(block->requested_size);
+    inc(stats_.allocation, t, 1);
+    inc(stats_.allocated_bytes, t, block->size);
+    inc(stats_.active, t, 1);
+    inc(stats_.active_bytes, t, block->size);
+    inc(stats_.requested_bytes, t, block->requested_size);
   });
   if (block->size >= config_.max_split_size) stats_.oversize_allocations.increase(1);
   return block;
@@ -225,12 +225,13 @@ Block* CachingAllocator::alloc_found_block(AllocParams& p, size_t orig_size, boo
 // Returning memory to the backend
 
 void CachingAllocator::release_block(Block* block) {
+  record_trace(cuda::TraceAction::kSegmentFree, block->ptr, block->size, block->stream, nullptr);
   ++stats_.num_device_free;
   backend_->deallocate(block->ptr);
   total_reserved_ -= block->size;
   for_pool_stats(*block->pool, [&](size_t t) {
-    stats_.segment[t].decrease(1);
-    stats_.reserved_bytes[t].decrease(block->size);
+    dec(stats_.segment, t, 1);
+    dec(stats_.reserved_bytes, t, block->size);
   });
   if (block->size >= config_.max_split_size) stats_.oversize_segments.decrease(1);
   pool_erase(*block->pool, block->pool->blocks.find(block));
@@ -248,10 +249,8 @@ void CachingAllocator::release_blocks(BlockPool& pool) {
 bool CachingAllocator::release_available_cached_blocks(const AllocParams& p) {
   if (config_.max_split_size == std::numeric_limits<size_t>::max()) return false;
   BlockPool& pool = *p.pool;
-  Block key;
-  key.stream = p.stream.id();
-  key.size = std::max(p.size, config_.max_split_size);
-  auto it = pool.blocks.lower_bound(&key);
+  const BlockKey key{p.stream.id(), std::max(p.size, config_.max_split_size)};
+  auto it = pool.blocks.lower_bound(key);
   if (it != pool.blocks.end() && (*it)->stream == key.stream) {
     release_block(*it);  // the smallest oversize block that is large enough (always a whole segment)
     return true;
@@ -314,33 +313,65 @@ void CachingAllocator::garbage_collect_cached_blocks() {
 // ---------------------------------------------------------------------------------------------
 // free
 
+void* CachingAllocator::raw_alloc(size_t size, Stream stream) {
+  Block* b = malloc(size, stream);
+  if (b == nullptr) return nullptr;
+  std::lock_guard<std::mutex> lock(mu_);
+  try {
+    raw_allocated_.emplace(b->ptr, b);
+  } catch (...) {
+    free_locked(b, nullptr);
+    throw;
+  }
+  return b->ptr;
+}
+
+Block* CachingAllocator::find_allocated_locked(const void* ptr) const {
+  auto it = raw_allocated_.find(ptr);
+  if (it != raw_allocated_.end()) return it->second;
+  for (Block* b = allocated_list_; b != nullptr; b = b->alloc_next) {
+    if (b->ptr == ptr) return b;
+  }
+  return nullptr;
+}
+
 Block* CachingAllocator::find_allocated(const void* ptr) const {
   std::lock_guard<std::mutex> lock(mu_);
-  auto it = allocated_.find(ptr);
-  return it == allocated_.end() ? nullptr : it->second;
+  return find_allocated_locked(ptr);
 }
 
 bool CachingAllocator::free_ptr(const void* ptr) {
+  FramesPtr frames;
+  if (capture_free_.load(std::memory_order_relaxed)) frames = capture_frames(1);
   std::lock_guard<std::mutex> lock(mu_);
-  auto it = allocated_.find(ptr);
-  if (it == allocated_.end()) return false;
-  free_locked(it->second);
+  Block* b = find_allocated_locked(ptr);
+  if (b == nullptr) return false;
+  free_locked(b, frames);
   return true;
 }
 
 void CachingAllocator::free(Block* block) {
+  FramesPtr frames;
+  if (capture_free_.load(std::memory_order_relaxed)) frames = capture_frames(1);
   std::lock_guard<std::mutex> lock(mu_);
-  free_locked(block);
+  free_locked(block, frames);
 }
 
-void CachingAllocator::free_locked(Block* block) {
+void CachingAllocator::free_locked(Block* block, const FramesPtr& frames) {
   CTORCH_INTERNAL_ASSERT(block->allocated, "caching allocator: free of a block that is not allocated");
+  record_trace(cuda::TraceAction::kFreeRequested, block->ptr, block->requested_size, block->stream, frames);
   block->allocated = false;
-  auto node = allocated_.extract(block->ptr);
-  if (spare_map_nodes_.size() < kMaxSpare) spare_map_nodes_.push_back(std::move(node));
+  if (block->alloc_prev) {
+    block->alloc_prev->alloc_next = block->alloc_next;
+  } else {
+    allocated_list_ = block->alloc_next;
+  }
+  if (block->alloc_next) block->alloc_next->alloc_prev = block->alloc_prev;
+  block->alloc_prev = block->alloc_next = nullptr;
+  if (!raw_allocated_.empty()) raw_allocated_.erase(block->ptr);
   for_pool_stats(*block->pool, [&](size_t t) {
-    stats_.allocation[t].decrease(1);
-    stats_.allocated_bytes[t].decrease(block->size);
+    dec(stats_.allocation, t, 1);
+    dec(stats_.allocated_bytes, t, block->size);
   });
   if (block->size >= config_.max_split_size) stats_.oversize_allocations.decrease(1);
   if (!block->stream_uses.empty()) {
@@ -352,19 +383,14 @@ void CachingAllocator::free_locked(Block* block) {
 
 void CachingAllocator::insert_into_pool(Block* block) {
   block->gc_count_base = block->pool->get_free_blocks_call_count;
-  bool inserted;
-  if (!spare_set_nodes_.empty()) {
-    auto node = std::move(spare_set_nodes_.back());
-    spare_set_nodes_.pop_back();
-    node.value() = block;
-    inserted = block->pool->blocks.insert(std::move(node)).inserted;
-  } else {
-    inserted = block->pool->blocks.insert(block).second;
-  }
+  const bool inserted = block->pool->blocks.insert(block).second;
   CTORCH_INTERNAL_ASSERT(inserted, "caching allocator: block already cached");
 }
 
 void CachingAllocator::free_block(Block* block) {
+  record_trace(cuda::TraceAction::kFreeCompleted, block->ptr, block->requested_size, block->stream,
+               history_.free_frames ? block->context : nullptr);
+  block->context.reset();
   const size_t original_size = block->size;
   const size_t requested = block->requested_size;
   BlockPool& pool = *block->pool;
@@ -383,13 +409,13 @@ void CachingAllocator::free_block(Block* block) {
     net_bytes += static_cast<int64_t>(block->size);
   }
   for_pool_stats(pool, [&](size_t t) {
-    if (net_blocks > 0) stats_.inactive_split[t].increase(static_cast<size_t>(net_blocks));
-    if (net_blocks < 0) stats_.inactive_split[t].decrease(static_cast<size_t>(-net_blocks));
-    if (net_bytes > 0) stats_.inactive_split_bytes[t].increase(static_cast<size_t>(net_bytes));
-    if (net_bytes < 0) stats_.inactive_split_bytes[t].decrease(static_cast<size_t>(-net_bytes));
-    stats_.active[t].decrease(1);
-    stats_.active_bytes[t].decrease(original_size);
-    stats_.requested_bytes[t].decrease(requested);
+    if (net_blocks > 0) inc(stats_.inactive_split, t, static_cast<size_t>(net_blocks));
+    if (net_blocks < 0) dec(stats_.inactive_split, t, static_cast<size_t>(-net_blocks));
+    if (net_bytes > 0) inc(stats_.inactive_split_bytes, t, static_cast<size_t>(net_bytes));
+    if (net_bytes < 0) dec(stats_.inactive_split_bytes, t, static_cast<size_t>(-net_bytes));
+    dec(stats_.active, t, 1);
+    dec(stats_.active_bytes, t, original_size);
+    dec(stats_.requested_bytes, t, requested);
   });
 }
 
@@ -416,7 +442,9 @@ size_t CachingAllocator::try_merge_blocks(Block* dst, Block* src, BlockPool& poo
 void CachingAllocator::record_stream(Block* block, Stream stream) {
   std::lock_guard<std::mutex> lock(mu_);
   if (stream.device().index() == device_ && stream.id() == block->stream) return;
-  block->stream_uses.insert(stream);
+  if (std::find(block->stream_uses.begin(), block->stream_uses.end(), stream) == block->stream_uses.end()) {
+    block->stream_uses.push_back(stream);
+  }
 }
 
 void* CachingAllocator::take_event(DeviceIndex index) {
@@ -438,7 +466,7 @@ void CachingAllocator::return_event(DeviceIndex index, void* event) noexcept {
 }
 
 void CachingAllocator::insert_events(Block* block) {
-  std::unordered_set<Stream> streams = std::move(block->stream_uses);
+  std::vector<Stream> streams = std::move(block->stream_uses);
   block->stream_uses.clear();
   for (const Stream& s : streams) {
     const DeviceIndex dev = s.device().index();
@@ -495,8 +523,11 @@ void CachingAllocator::synchronize_and_free_events() {
 void CachingAllocator::raise_oom(const AllocParams& p, size_t orig_size) {
   (void)orig_size;
   ++stats_.num_ooms;
+  materialize_aggregate();
   size_t device_free = 0, device_total = 0;
   backend_->memory_info(&device_free, &device_total);
+  record_trace(cuda::TraceAction::kOom, reinterpret_cast<const void*>(device_free), p.size, p.stream.id(),
+               history_.alloc_frames ? p.context : nullptr);
   const auto agg = static_cast<size_t>(StatType::kAggregate);
   const auto allocated = static_cast<size_t>(stats_.allocated_bytes[agg].current);
   const auto reserved = static_cast<size_t>(stats_.reserved_bytes[agg].current);
@@ -563,24 +594,40 @@ double CachingAllocator::memory_fraction() {
   return static_cast<double>(allowed_memory_maximum_) / static_cast<double>(device_total_);
 }
 
+void CachingAllocator::materialize_aggregate() const {
+  const auto all = static_cast<size_t>(StatType::kAggregate), small = static_cast<size_t>(StatType::kSmallPool),
+             large = static_cast<size_t>(StatType::kLargePool);
+  for (StatArray* a : {&stats_.allocation, &stats_.segment, &stats_.active, &stats_.inactive_split,
+                       &stats_.allocated_bytes, &stats_.reserved_bytes, &stats_.active_bytes,
+                       &stats_.inactive_split_bytes, &stats_.requested_bytes}) {
+    Stat& agg = (*a)[all];
+    agg.current = (*a)[small].current + (*a)[large].current;
+    agg.allocated = (*a)[small].allocated + (*a)[large].allocated;
+    agg.freed = (*a)[small].freed + (*a)[large].freed;
+  }
+}
+
 DeviceStats CachingAllocator::stats() const {
   std::lock_guard<std::mutex> lock(mu_);
+  materialize_aggregate();
   return stats_;
 }
 
 void CachingAllocator::reset_peak_stats() {
   std::lock_guard<std::mutex> lock(mu_);
+  materialize_aggregate();
   stats_.reset_peak();
 }
 
 void CachingAllocator::reset_accumulated_stats() {
   std::lock_guard<std::mutex> lock(mu_);
   stats_.reset_accumulated();
+  materialize_aggregate();
 }
 
 bool CachingAllocator::idle() const {
   std::lock_guard<std::mutex> lock(mu_);
-  return allocated_.empty() && pending_events_.empty();
+  return allocated_list_ == nullptr && pending_events_.empty();
 }
 
 bool CachingAllocator::reset() {
@@ -590,16 +637,19 @@ bool CachingAllocator::reset() {
     for (void* e : events) backend_->destroy_event(e);
   }
   event_pool_.clear();
-  if (!allocated_.empty() || !pending_events_.empty()) return false;
+  if (allocated_list_ != nullptr || !pending_events_.empty()) return false;
   stats_ = DeviceStats{};
   stats_.max_split_size = static_cast<int64_t>(config_.max_split_size);
   set_fraction_ = false;
   allowed_memory_maximum_ = device_total_ = 0;
   small_blocks_.get_free_blocks_call_count = large_blocks_.get_free_blocks_call_count = 0;
+  trace_.clear();  // addresses of the previous devices; the history options stay as set
+  trace_next_ = 0;
   return true;
 }
 
 std::vector<SegmentInfo> CachingAllocator::snapshot() const {
+  FrameSymbolizer symbolize;
   std::lock_guard<std::mutex> lock(mu_);
   std::vector<const Block*> heads;
   auto consider = [&](const Block* b) {
@@ -607,7 +657,7 @@ std::vector<SegmentInfo> CachingAllocator::snapshot() const {
   };
   for (const Block* b : small_blocks_.blocks) consider(b);
   for (const Block* b : large_blocks_.blocks) consider(b);
-  for (const auto& [ptr, b] : allocated_) consider(b);
+  for (const Block* b = allocated_list_; b != nullptr; b = b->alloc_next) consider(b);
   for (const auto& [key, queue] : pending_events_) {
     for (const PendingEvent& pe : queue) consider(pe.block);
   }
@@ -626,6 +676,7 @@ std::vector<SegmentInfo> CachingAllocator::snapshot() const {
       info.address = reinterpret_cast<uintptr_t>(b->ptr);
       info.size = b->size;
       info.requested_size = b->requested_size;
+      info.frames = symbolize(b->context);
       const bool active = b->allocated || b->event_count > 0;
       info.state = b->allocated ? BlockState::kActiveAllocated
                    : active     ? BlockState::kActivePendingFree
@@ -640,6 +691,65 @@ std::vector<SegmentInfo> CachingAllocator::snapshot() const {
     }
     out.push_back(std::move(seg));
   }
+  return out;
+}
+
+}  // namespace ctorch::memory
+
+namespace ctorch::memory {
+
+// ---------------------------------------------------------------------------------------------
+// Memory history (c10's record_trace; a ring buffer of max_entries)
+
+void CachingAllocator::record_trace(cuda::TraceAction action, const void* addr, size_t size, StreamId stream,
+                                    FramesPtr frames) {
+  if (!history_.trace) return;
+  RawTraceEntry te;
+  te.action = action;
+  te.addr = reinterpret_cast<uintptr_t>(addr);
+  te.size = size;
+  te.stream = stream;
+  te.time_us = std::chrono::duration_cast<std::chrono::microseconds>(
+                   std::chrono::system_clock::now().time_since_epoch())
+                   .count();
+  te.frames = std::move(frames);
+  if (history_.max_entries == 0) return;
+  if (trace_.size() < history_.max_entries) {
+    trace_.push_back(std::move(te));
+  } else {
+    trace_[trace_next_++] = std::move(te);
+    if (trace_next_ == history_.max_entries) trace_next_ = 0;
+  }
+}
+
+void CachingAllocator::record_history(const HistoryOptions& options, bool clear) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (clear || (options.trace && options.max_entries != history_.max_entries)) {
+    // A new capacity restarts the ring; stopping keeps what was recorded for a later snapshot.
+    trace_.clear();
+    trace_next_ = 0;
+  }
+  const size_t capacity = options.trace ? options.max_entries : history_.max_entries;
+  history_ = options;
+  history_.max_entries = capacity;
+  capture_alloc_.store(options.block_frames || options.alloc_frames, std::memory_order_relaxed);
+  capture_free_.store(options.free_frames, std::memory_order_relaxed);
+  if (!options.block_frames) {
+    for (Block* b = allocated_list_; b != nullptr; b = b->alloc_next) b->context.reset();
+  }
+}
+
+void CachingAllocator::note_snapshot() {
+  std::lock_guard<std::mutex> lock(mu_);
+  record_trace(cuda::TraceAction::kSnapshot, nullptr, 0, 0, nullptr);
+}
+
+std::vector<RawTraceEntry> CachingAllocator::trace() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  std::vector<RawTraceEntry> out;
+  out.reserve(trace_.size());
+  for (size_t i = trace_next_; i < trace_.size(); ++i) out.push_back(trace_[i]);
+  for (size_t i = 0; i < trace_next_; ++i) out.push_back(trace_[i]);
   return out;
 }
 

@@ -27,8 +27,11 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <atomic>
 #include <deque>
+#include <limits>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <set>
 #include <string>
@@ -37,6 +40,7 @@
 #include <utility>
 #include <vector>
 
+#include "ctorch/cuda_memory_snapshot.h"
 #include "ctorch/device.h"
 #include "ctorch/stream.h"
 #include "memory/allocator_config.h"
@@ -82,6 +86,11 @@ class RawBackend {
   virtual void memory_info(size_t* free_bytes, size_t* total_bytes) = 0;
 };
 
+/// Return addresses captured by backtrace(3), symbolized only when a snapshot is taken.
+using RawFrames = std::vector<void*>;
+/// Shared, immutable frames (a block and its trace entries share one capture).
+using FramesPtr = std::shared_ptr<const RawFrames>;
+
 struct BlockPool;
 
 /// A range of one segment: allocated, free (cached) or waiting for events.
@@ -94,56 +103,143 @@ struct Block {
   char* ptr = nullptr;
   bool allocated = false;
   int event_count = 0;                  // outstanding free events (> 0: pending free, still active)
-  std::unordered_set<Stream> stream_uses;  // streams from record_stream
+  std::vector<Stream> stream_uses;      // streams from record_stream (each once; usually empty)
   Block* prev = nullptr;                // neighbours within the segment
   Block* next = nullptr;
   uint64_t gc_count_base = 0;           // pool call count when cached (garbage collection age)
+  FramesPtr context;                    // allocating frames (memory history with context)
+  Block* alloc_prev = nullptr;          // the allocator's intrusive list of allocated blocks
+  Block* alloc_next = nullptr;
 
   /// True when the block is part of a split segment.
   bool is_split() const { return prev != nullptr || next != nullptr; }
+  /// Back to a default Block, keeping stream_uses' capacity (recycling without a temporary).
+  void reset() noexcept {
+    device = 0;
+    stream = 0;
+    size = requested_size = 0;
+    pool = nullptr;
+    ptr = nullptr;
+    allocated = false;
+    event_count = 0;
+    stream_uses.clear();
+    prev = next = nullptr;
+    gc_count_base = 0;
+    context.reset();
+    alloc_prev = alloc_next = nullptr;
+  }
+};
+
+/// A best-fit search key: (stream, size), before every block of that stream and size.
+struct BlockKey {
+  StreamId stream;
+  size_t size;
 };
 
 /// Orders free blocks by (stream, size, address), as PyTorch's BlockComparatorSize.
 struct BlockComparator {
+  using is_transparent = void;  // lower_bound(BlockKey) without building a Block
   bool operator()(const Block* a, const Block* b) const {
     if (a->stream != b->stream) return a->stream < b->stream;
     if (a->size != b->size) return a->size < b->size;
     return reinterpret_cast<uintptr_t>(a->ptr) < reinterpret_cast<uintptr_t>(b->ptr);
   }
+  bool operator()(const Block* a, const BlockKey& k) const {
+    return a->stream != k.stream ? a->stream < k.stream : a->size < k.size;
+  }
+  bool operator()(const BlockKey& k, const Block* b) const {
+    return k.stream != b->stream ? k.stream < b->stream : k.size <= b->size;
+  }
+};
+
+/// Recycled single-node allocations of one BlockSet (a free list of at most kMaxNodes nodes), so
+/// inserting and erasing cached blocks on the hot path neither mallocs nor frees.
+struct NodeFreeList {
+  static constexpr size_t kMaxNodes = 256;
+  struct Node {
+    Node* next;
+  };
+  Node* head = nullptr;
+  size_t count = 0;
+  NodeFreeList() = default;
+  NodeFreeList(const NodeFreeList&) = delete;
+  NodeFreeList& operator=(const NodeFreeList&) = delete;
+  ~NodeFreeList() {
+    while (head) {
+      Node* n = head;
+      head = n->next;
+      ::operator delete(n);
+    }
+  }
+};
+
+/// std::set's allocator over a NodeFreeList (nodes of one size; other requests go to operator new).
+template <class T>
+struct NodeAllocator {
+  using value_type = T;
+  NodeFreeList* list;
+  explicit NodeAllocator(NodeFreeList* l) noexcept : list(l) {}
+  template <class U>
+  NodeAllocator(const NodeAllocator<U>& o) noexcept : list(o.list) {}  // NOLINT: rebinding
+  T* allocate(size_t n) {
+    if (n == 1 && list->head) {
+      NodeFreeList::Node* node = list->head;
+      list->head = node->next;
+      --list->count;
+      return reinterpret_cast<T*>(node);
+    }
+    static_assert(sizeof(T) >= sizeof(NodeFreeList::Node));
+    return static_cast<T*>(::operator new(n * sizeof(T)));
+  }
+  void deallocate(T* p, size_t n) noexcept {
+    if (n == 1 && list->count < NodeFreeList::kMaxNodes) {
+      auto* node = reinterpret_cast<NodeFreeList::Node*>(p);
+      node->next = list->head;
+      list->head = node;
+      ++list->count;
+      return;
+    }
+    ::operator delete(p);
+  }
+  template <class U>
+  bool operator==(const NodeAllocator<U>& o) const noexcept {
+    return list == o.list;
+  }
 };
 
 /// Free blocks ordered for best fit.
-using BlockSet = std::set<Block*, BlockComparator>;
+using BlockSet = std::set<Block*, BlockComparator, NodeAllocator<Block*>>;
 
 /// Free blocks of one pool.
 struct BlockPool {
+  BlockPool() : blocks(BlockComparator{}, NodeAllocator<Block*>(&free_nodes)) {}
+  NodeFreeList free_nodes;  // declared before blocks: outlives it
   BlockSet blocks;
   bool is_small = false;
   uint64_t get_free_blocks_call_count = 0;  // age clock for garbage collection
 };
 
-/// State of one block in a snapshot (PyTorch's names).
-enum class BlockState { kActiveAllocated, kActivePendingFree, kInactive };
+using cuda::BlockInfo;
+using cuda::BlockState;
+using cuda::SegmentInfo;
 
-/// One block of a snapshot segment.
-struct BlockInfo {
-  uintptr_t address = 0;
+/// One event of the allocation history, frames not yet symbolized.
+struct RawTraceEntry {
+  cuda::TraceAction action = cuda::TraceAction::kAlloc;
+  uintptr_t addr = 0;
   size_t size = 0;
-  size_t requested_size = 0;
-  BlockState state = BlockState::kInactive;
+  StreamId stream = 0;
+  int64_t time_us = 0;
+  FramesPtr frames;
 };
 
-/// One segment of a snapshot with its blocks in address order.
-struct SegmentInfo {
-  DeviceIndex device = 0;
-  uintptr_t address = 0;
-  size_t total_size = 0;
-  size_t allocated_size = 0;
-  size_t active_size = 0;
-  size_t requested_size = 0;
-  StreamId stream = 0;
-  bool is_large = false;
-  std::vector<BlockInfo> blocks;
+/// What the allocator records (torch.cuda.memory._record_memory_history's options).
+struct HistoryOptions {
+  bool trace = false;         // keep a ring buffer of events
+  bool block_frames = false;  // keep the allocating frames of live blocks
+  bool alloc_frames = false;  // frames on alloc events
+  bool free_frames = false;   // frames on free events
+  size_t max_entries = std::numeric_limits<size_t>::max();
 };
 
 /// The caching allocator of one device (see Note [Caching allocator policy]). Thread-safe.
@@ -161,6 +257,9 @@ class CachingAllocator {
   Block* malloc(size_t size, Stream stream);
   /// Frees an allocated block (deferred by events when it was used on other streams).
   void free(Block* block);
+  /// malloc for caching_allocator_alloc: the block is also indexed by address, so free_ptr
+  /// finds it in O(1) (blocks from malloc are found by a scan of the allocated list).
+  void* raw_alloc(size_t size, Stream stream);
   /// The allocated block starting at `ptr`, or null.
   Block* find_allocated(const void* ptr) const;
   /// Frees the allocated block starting at `ptr`; false (nothing done) when there is none.
@@ -179,11 +278,18 @@ class CachingAllocator {
   void reset_peak_stats();
   /// Zeroes accumulated statistics and counters.
   void reset_accumulated_stats();
-  /// Segments and their blocks, by address.
+  /// Segments and their blocks, by address (block frames symbolized when recorded).
   std::vector<SegmentInfo> snapshot() const;
+  /// Sets what the history records; `clear` drops the recorded trace.
+  void record_history(const HistoryOptions& options, bool clear);
+  /// Adds a "snapshot" event to the trace (when tracing).
+  void note_snapshot();
+  /// The recorded trace, oldest first.
+  std::vector<RawTraceEntry> trace() const;
   /// True when no block is allocated or waiting for events.
   bool idle() const;
-  /// Frees cached segments and pooled events and, when idle, clears every statistic; returns idle().
+  /// Frees cached segments and pooled events and, when idle, clears every statistic and the
+  /// recorded trace (history options stay); returns idle().
   bool reset();
   /// The config in use.
   const AllocatorConfig& config() const { return config_; }
@@ -202,22 +308,35 @@ class CachingAllocator {
     size_t alloc_size = 0;  // segment size if a new one is needed
     BlockPool* pool = nullptr;
     Block* block = nullptr;
+    FramesPtr context;      // allocating frames (memory history)
   };
 
   StatType pool_type(const BlockPool& pool) const {
     return pool.is_small ? StatType::kSmallPool : StatType::kLargePool;
   }
+  // Note [Aggregate statistics]: the hot path updates only the pool's entry (`t`) of each
+  // StatArray and the aggregate's peak; the aggregate's current/allocated/freed are the pools'
+  // sums, filled in by materialize_aggregate() before anyone reads stats_.
   template <class F>
   void for_pool_stats(const BlockPool& pool, F&& f) {
-    f(static_cast<size_t>(StatType::kAggregate));
     f(static_cast<size_t>(pool_type(pool)));
   }
+  static void inc(StatArray& a, size_t t, size_t n) {
+    a[t].increase(n);
+    Stat& agg = a[static_cast<size_t>(StatType::kAggregate)];
+    const int64_t all = a[static_cast<size_t>(StatType::kSmallPool)].current +
+                        a[static_cast<size_t>(StatType::kLargePool)].current;
+    if (all > agg.peak) agg.peak = all;
+  }
+  static void dec(StatArray& a, size_t t, size_t n) { a[t].decrease(n); }
+  void materialize_aggregate() const;
 
   static constexpr size_t kMaxSpare = 256;  // recycled Blocks and container nodes kept at most
   Block* new_block();
   void delete_block(Block* b) noexcept;
   void pool_erase(BlockPool& pool, BlockSet::iterator it) noexcept;
-  void free_locked(Block* block);
+  void free_locked(Block* block, const FramesPtr& frames);
+  Block* find_allocated_locked(const void* ptr) const;
   bool get_free_block(AllocParams& p);
   bool alloc_block(AllocParams& p, bool is_retry);
   bool release_available_cached_blocks(const AllocParams& p);
@@ -236,16 +355,19 @@ class CachingAllocator {
   void* take_event(DeviceIndex index);
   void return_event(DeviceIndex index, void* event) noexcept;
   [[noreturn]] void raise_oom(const AllocParams& p, size_t orig_size);
+  void record_trace(cuda::TraceAction action, const void* addr, size_t size, StreamId stream, FramesPtr frames);
 
   const DeviceIndex device_;
   RawBackend* const backend_;
   const AllocatorConfig config_;
+  bool has_divisions_ = false;  // roundup_power2_divisions set (else plain 512-byte rounding)
 
   mutable std::mutex mu_;
   // Everything below is guarded by mu_.
   BlockPool small_blocks_;
   BlockPool large_blocks_;
-  std::unordered_map<const void*, Block*> allocated_;  // ptr -> allocated block
+  Block* allocated_list_ = nullptr;  // intrusive list of allocated blocks (no hashing on the hot path)
+  std::unordered_map<const void*, Block*> raw_allocated_;  // blocks from raw_alloc, by address
   // Pending free events per stream, FIFO: (event, event's device, block).
   struct PendingEvent {
     void* event;
@@ -255,13 +377,16 @@ class CachingAllocator {
   std::map<std::pair<DeviceIndex, StreamId>, std::deque<PendingEvent>> pending_events_;
   std::map<DeviceIndex, std::vector<void*>> event_pool_;  // idle events by device
   std::vector<Block*> spare_blocks_;                   // recycled Block objects
-  std::vector<BlockSet::node_type> spare_set_nodes_;   // recycled pool nodes
-  std::vector<std::unordered_map<const void*, Block*>::node_type> spare_map_nodes_;  // recycled allocated_ nodes
-  DeviceStats stats_;
+  mutable DeviceStats stats_;  // aggregate entries stale between materialize_aggregate() calls
   size_t total_reserved_ = 0;
   bool set_fraction_ = false;
   size_t allowed_memory_maximum_ = 0;
   size_t device_total_ = 0;
+  HistoryOptions history_;                  // guarded by mu_
+  std::atomic<bool> capture_alloc_{false};  // capture frames in malloc (read before locking)
+  std::atomic<bool> capture_free_{false};   // capture frames in free
+  std::vector<RawTraceEntry> trace_;        // ring buffer of history_.max_entries
+  size_t trace_next_ = 0;                   // next slot to overwrite once full
 };
 
 }  // namespace ctorch::memory

@@ -7,6 +7,7 @@
 #include <mutex>
 
 #include "ctorch/error.h"
+#include "memory/pluggable_allocator.h"
 #include "runtime/current.h"
 #include "runtime/device_runtime.h"
 
@@ -132,8 +133,16 @@ CachingAllocator* existing_cuda_caching_allocator(DeviceIndex index) noexcept {
   return &slot->allocator;
 }
 
+bool any_cuda_caching_allocator_created() noexcept {
+  for (const auto& s : g_slots) {
+    if (s.load(std::memory_order_acquire) != nullptr) return true;
+  }
+  return false;
+}
+
 DataPtr allocate_cuda(DeviceIndex index, size_t nbytes, Stream s) {
   const Device device(DeviceType::CUDA, index);
+  if (auto* p = current_pluggable()) return allocate_pluggable(*p, index, nbytes, s);
   if (cuda_caching_disabled()) {
     impl::DeviceRuntime& rt = impl::require_runtime(DeviceType::CUDA);
     void* p = nbytes ? rt.raw_allocate(index, nbytes) : nullptr;

@@ -29,6 +29,8 @@ DataPtr allocate_cuda(DeviceIndex index, size_t nbytes, Stream s);
 Block* block_of(const DataPtr& data) noexcept;
 /// Returns cached memory and events of every device; idle allocators also reset (see Note).
 void reset_cuda_caching_allocators() noexcept;
+/// True once a caching allocator was created for any device (the native allocator has been used).
+bool any_cuda_caching_allocator_created() noexcept;
 /// True when PYTORCH_NO_CUDA_MEMORY_CACHING is set (raw allocations, no statistics).
 bool cuda_caching_disabled() noexcept;
 

@@ -11,6 +11,7 @@
 #include "ops/copy.h"
 
 #include "ctorch/factories.h"
+#include "memory/pinned_allocator.h"
 #include "runtime/current.h"
 #include "runtime/device_runtime.h"
 #include "runtime/sync_debug.h"
@@ -66,7 +67,14 @@ void host_device_copy(Tensor& dst, const Tensor& src, bool non_blocking) {
   tracing::HostSpan span(blocking ? "memcpy_and_sync" : "memcpy_async");
   rt.copy_async(target.data_ptr(), to_device ? device.index() : -1, source.data_ptr(),
                 to_device ? -1 : device.index(), bytes, stream);
-  if (blocking) rt.synchronize_stream(stream);
+  if (blocking) {
+    rt.synchronize_stream(stream);
+  } else {
+    // Asynchronous: the pinned block must not be reused before the copy has run
+    // (HostAllocator::record_event in Copy.cu).
+    const Tensor& host = to_device ? source : target;
+    memory::record_pinned_use(host.impl()->storage()->data_ptr(), stream);
+  }
   if (!target.is_same(dst)) dst.copy_(target);
 }
 

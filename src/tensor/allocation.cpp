@@ -2,24 +2,11 @@
 
 #include "ctorch/error.h"
 #include "memory/device_allocator.h"
+#include "memory/pinned_allocator.h"
 #include "runtime/current.h"
 #include "runtime/device_runtime.h"
 
 namespace ctorch {
-namespace {
-
-struct PinnedBlock {
-  impl::DeviceRuntime* runtime;
-  void* ptr;
-};
-
-void free_pinned_block(void* ctx) {
-  auto* b = static_cast<PinnedBlock*>(ctx);
-  if (b->ptr) b->runtime->pinned_free(b->ptr);
-  delete b;
-}
-
-}  // namespace
 
 Storage allocate_storage(size_t nbytes, const TensorOptions& options) {
   const Device device = options.device();
@@ -27,10 +14,8 @@ Storage allocate_storage(size_t nbytes, const TensorOptions& options) {
     if (options.pinned_memory()) {
       impl::DeviceRuntime* cuda = impl::runtime_for(DeviceType::CUDA);
       CTORCH_CHECK_DEVICE(cuda && cuda->device_count() > 0, "Cannot access accelerator device when none is available.");
-      impl::DeviceRuntime& rt = impl::lazy_init(DeviceType::CUDA);
-      void* p = nbytes ? rt.pinned_allocate(nbytes) : nullptr;
-      DataPtr data(p, new PinnedBlock{&rt, p}, &free_pinned_block, Device(DeviceType::CPU));
-      return Storage::make(std::move(data), nbytes, nullptr, /*pinned=*/true);
+      // Pinned storages come from the caching host allocator (src/memory/pinned_allocator.h).
+      return Storage::make(memory::allocate_pinned(nbytes), nbytes, nullptr, /*pinned=*/true);
     }
     Allocator* a = cpu_allocator();
     return Storage::make(a->allocate(nbytes), nbytes, a);

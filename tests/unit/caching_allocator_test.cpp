@@ -608,3 +608,32 @@ TEST(CachingAllocatorPolicy, ConcurrentChurnLeavesNothingBehind) {
 
 }  // namespace
 }  // namespace ctorch::memory
+
+namespace ctorch::memory {
+namespace {
+
+// raw_alloc blocks are found by address directly; blocks from malloc by a scan of the
+// allocated list. Both free exactly once, and only at their start address.
+TEST(CachingAllocatorPolicy, FreePtrFindsRawAndMallocBlocks) {
+  MockBackend raw(size_t{1} << 34);
+  CachingAllocator a(0, &raw, {});
+  const Stream s(Device(DeviceType::CUDA, 0), 0);
+  char* r = static_cast<char*>(a.raw_alloc(1000, s));
+  Block* m = a.malloc(3000, s);
+  Block* n = a.malloc(5000, s);
+  EXPECT_EQ(a.find_allocated(r)->size, 1024u);
+  EXPECT_EQ(a.find_allocated(m->ptr), m);
+  EXPECT_EQ(a.find_allocated(r + 512), nullptr);
+  EXPECT_FALSE(a.free_ptr(r + 512));
+  EXPECT_TRUE(a.free_ptr(m->ptr));  // middle of the allocated list
+  EXPECT_TRUE(a.free_ptr(r));
+  EXPECT_FALSE(a.free_ptr(r));  // double free
+  EXPECT_FALSE(a.idle());
+  a.free(n);
+  EXPECT_TRUE(a.idle());
+  EXPECT_EQ(a.raw_alloc(0, s), nullptr);
+  EXPECT_EQ(a.stats().allocation[0].current, 0);
+}
+
+}  // namespace
+}  // namespace ctorch::memory
