@@ -8,6 +8,7 @@
 #pragma once
 
 #include <chrono>
+#include <atomic>
 #include <condition_variable>
 #include <cstdint>
 #include <deque>
@@ -78,6 +79,10 @@ class StreamWorker {
   const std::string label_;
   const WorkerOptions options_;
   uint64_t rng_;  // splitmix64 state of the reorder delays; used only by the worker thread
+
+  // Lock-free mirrors for the short spins before blocking (Note [Spin before block]).
+  std::atomic<Ticket> completed_mirror_{0};  // == completed_, stored under mu_
+  std::atomic<size_t> queued_mirror_{0};     // == queue_.size(), stored under mu_
 
   mutable std::mutex mu_;
   // Everything below is guarded by mu_.
