@@ -36,6 +36,7 @@
 #include "backends/cuda/kernels.h"
 #include "backends/cuda/stream.h"
 #include "ctorch/error.h"
+#include "memory/allocator_config.h"
 #include "ops/kernel_table.h"
 
 namespace ctorch::backends::cuda {
@@ -54,6 +55,8 @@ struct CountResult {
   int count = 0;
   std::string error;
 };
+
+using ::ctorch::memory::format_size;  // PyTorch's format_size, shared with the caching allocator
 
 const CountResult& count_result() noexcept {
   static const CountResult result = [] {
@@ -117,21 +120,6 @@ void create_pools(DeviceState& d, DeviceIndex index) {
       }
     }
   });
-}
-
-// PyTorch's format_size (spec §3.10).
-std::string format_size(size_t n) {
-  char buf[64];
-  if (n <= 1024) {
-    std::snprintf(buf, sizeof buf, "%zu bytes", n);
-  } else if (n <= 1048576) {
-    std::snprintf(buf, sizeof buf, "%.2f KiB", static_cast<double>(n) / 1024.0);
-  } else if (n <= 1073741824) {
-    std::snprintf(buf, sizeof buf, "%.2f MiB", static_cast<double>(n) / 1048576.0);
-  } else {
-    std::snprintf(buf, sizeof buf, "%.2f GiB", static_cast<double>(n) / 1073741824.0);
-  }
-  return buf;
 }
 
 std::string format_uuid(const cudaUUID_t& uuid) {

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "ctorch/error.h"
+#include "memory/allocator_config.h"
 
 namespace ctorch::backends::emulated {
 namespace {
@@ -33,20 +34,6 @@ std::string hex(const void* p) {
 }
 
 }  // namespace
-
-std::string format_size(uint64_t bytes) {
-  char buf[64];
-  if (bytes <= 1024) {
-    std::snprintf(buf, sizeof buf, "%" PRIu64 " bytes", bytes);
-  } else if (bytes <= 1048576) {
-    std::snprintf(buf, sizeof buf, "%.2f KiB", static_cast<double>(bytes) / 1024.0);
-  } else if (bytes <= 1073741824) {
-    std::snprintf(buf, sizeof buf, "%.2f MiB", static_cast<double>(bytes) / 1048576.0);
-  } else {
-    std::snprintf(buf, sizeof buf, "%.2f GiB", static_cast<double>(bytes) / 1073741824.0);
-  }
-  return buf;
-}
 
 // ---------------------------------------------------------------------------------------------
 // Arena

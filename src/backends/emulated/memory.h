@@ -34,6 +34,7 @@
 #include <utility>
 
 #include "ctorch/device.h"
+#include "memory/allocator_config.h"
 
 namespace ctorch::backends::emulated {
 
@@ -46,8 +47,7 @@ inline constexpr unsigned char kPoisonByte = 0xDB;
 /// Freed bytes per device that stay poisoned before pages are released.
 inline constexpr size_t kQuarantineBytes = size_t{64} << 20;
 
-/// PyTorch's format_size: "512 bytes", "1.50 KiB", "2.00 MiB", "8.00 GiB".
-std::string format_size(uint64_t bytes);
+using ::ctorch::memory::format_size;  // PyTorch's format_size, shared with the caching allocator
 
 /// Result of looking up a device address range in an arena.
 struct Lookup {
