@@ -3,6 +3,9 @@
 //   in its README) replayed through the allocator. The first replay starts from an empty cache
 //   and reports peak_reserved/peak_allocated and the raw allocator calls it needed; the timed
 //   loop replays the trace again and again (warm cache), ns_per_op = wall time per alloc or free.
+//   Replay/ uses the device's allocator (PYTORCH_CUDA_ALLOC_CONF applies; by default PyTorch's
+//   native fixed-segment policy); ReplayExpandable/ an allocator of its own on the same device with
+//   expandable_segments:True (pages mapped into reserved ranges, Note [Expandable segments]).
 // Each benchmark runs 5 repetitions; read the _median rows.
 // - CacheHit: malloc+free of one 4 KiB block on one stream (always served from the cache).
 // - Churn: threads on their own streams allocating and freeing random sizes (1 KiB..4 MiB) with
@@ -18,6 +21,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <memory>
 #include <random>
 #include <string>
 #include <vector>
@@ -73,6 +77,10 @@ Trace load_trace(const std::filesystem::path& path) {
 
 CachingAllocator& device_allocator() { return ctorch::memory::cuda_caching_allocator(0); }
 
+// An allocator with expandable segments over the same emulated device (created in main).
+std::unique_ptr<ctorch::memory::RawBackend> expandable_backend;
+std::unique_ptr<CachingAllocator> expandable_allocator;
+
 ctorch::Stream main_stream() { return ctorch::impl::current_stream(ctorch::Device(ctorch::DeviceType::CUDA, 0)); }
 
 void replay(CachingAllocator& a, const Trace& t, std::vector<Block*>& live, ctorch::Stream s) {
@@ -86,8 +94,7 @@ void replay(CachingAllocator& a, const Trace& t, std::vector<Block*>& live, ctor
   }
 }
 
-void bm_replay(benchmark::State& state, const Trace& t) {
-  CachingAllocator& a = device_allocator();
+void bm_replay(benchmark::State& state, const Trace& t, CachingAllocator& a) {
   const ctorch::Stream s = main_stream();
   std::vector<Block*> live(t.ids, nullptr);
   // Cold replay from an empty cache: memory efficiency and raw calls.
@@ -172,6 +179,9 @@ int main(int argc, char** argv) {
   ctorch::cuda::init();
   ctorch::impl::DeviceRuntime& rt = ctorch::impl::require_runtime(ctorch::DeviceType::CUDA);
   for (int i = 0; i < 4; ++i) streams.push_back(rt.create_stream(0, 0));
+  expandable_backend = ctorch::memory::make_runtime_backend(&rt, 0);
+  expandable_allocator = std::make_unique<CachingAllocator>(
+      0, expandable_backend.get(), ctorch::memory::parse_allocator_config("expandable_segments:True"));
   std::vector<std::filesystem::path> files;
   if (std::filesystem::is_directory(dir)) {
     for (const auto& e : std::filesystem::directory_iterator(dir)) {
@@ -184,7 +194,13 @@ int main(int argc, char** argv) {
   traces.reserve(files.size());
   for (const auto& f : files) traces.push_back(load_trace(f));
   for (const Trace& t : traces) {
-    benchmark::RegisterBenchmark(("Replay/" + t.name).c_str(), [&t](benchmark::State& s) { bm_replay(s, t); })
+    benchmark::RegisterBenchmark(("Replay/" + t.name).c_str(),
+                                 [&t](benchmark::State& s) { bm_replay(s, t, device_allocator()); })
+        ->Unit(benchmark::kMicrosecond)
+        ->Repetitions(5)
+        ->ReportAggregatesOnly(true);
+    benchmark::RegisterBenchmark(("ReplayExpandable/" + t.name).c_str(),
+                                 [&t](benchmark::State& s) { bm_replay(s, t, *expandable_allocator); })
         ->Unit(benchmark::kMicrosecond)
         ->Repetitions(5)
         ->ReportAggregatesOnly(true);
@@ -194,5 +210,6 @@ int main(int argc, char** argv) {
   benchmark::Initialize(&argc, argv);
   benchmark::RunSpecifiedBenchmarks();
   benchmark::Shutdown();
+  expandable_allocator.reset();
   return 0;
 }

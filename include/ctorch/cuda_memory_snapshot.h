@@ -35,7 +35,8 @@ struct BlockInfo {
   std::vector<Frame> frames;  // where it was allocated (history with context enabled)
 };
 
-/// One segment (a raw device allocation) with its blocks in address order.
+/// One segment (a raw device allocation, or one contiguous mapped range of an expandable segment)
+/// with its blocks in address order.
 struct SegmentInfo {
   DeviceIndex device = 0;
   uintptr_t address = 0;
@@ -45,12 +46,23 @@ struct SegmentInfo {
   size_t requested_size = 0;
   StreamId stream = 0;
   bool is_large = false;  // segment_type "large" or "small"
+  bool is_expandable = false;
   std::vector<BlockInfo> blocks;
 };
 
 /// What an allocator did (TraceEntry::Action).
-enum class TraceAction { kAlloc, kFreeRequested, kFreeCompleted, kSegmentAlloc, kSegmentFree, kOom, kSnapshot };
-/// PyTorch's name of an action ("alloc", "free_requested", ..., "oom", "snapshot").
+enum class TraceAction {
+  kAlloc,
+  kFreeRequested,
+  kFreeCompleted,
+  kSegmentAlloc,
+  kSegmentFree,
+  kSegmentMap,    // pages mapped into an expandable segment
+  kSegmentUnmap,  // pages of an expandable segment unmapped
+  kOom,
+  kSnapshot
+};
+/// PyTorch's name of an action ("alloc", "free_requested", ..., "segment_map", "oom", "snapshot").
 const char* trace_action_name(TraceAction a) noexcept;
 
 /// One recorded allocator event.

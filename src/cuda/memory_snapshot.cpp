@@ -29,6 +29,8 @@ const char* trace_action_name(TraceAction a) noexcept {
     case TraceAction::kFreeCompleted: return "free_completed";
     case TraceAction::kSegmentAlloc: return "segment_alloc";
     case TraceAction::kSegmentFree: return "segment_free";
+    case TraceAction::kSegmentMap: return "segment_map";
+    case TraceAction::kSegmentUnmap: return "segment_unmap";
     case TraceAction::kOom: return "oom";
     case TraceAction::kSnapshot: return "snapshot";
   }
@@ -214,7 +216,7 @@ std::string snapshot_json(const MemorySnapshot& s) {
     json_key(out, "segment_pool_id");
     out += "[0,0],";
     json_key(out, "is_expandable");
-    out += "false,";
+    out += seg.is_expandable ? "true," : "false,";
     json_key(out, "frames");
     json_frames(out, seg.blocks.empty() ? std::vector<Frame>{} : seg.blocks.front().frames);
     out += ',';

@@ -28,7 +28,7 @@ struct AllocatorConfig {
   std::array<size_t, kRoundUpPowerOfTwoIntervals> roundup_power2_divisions{};
   /// Reclaim threshold in (0, 1); 0 = off. Only active with a memory fraction.
   double garbage_collection_threshold = 0.0;
-  /// expandable_segments:True was requested (parsed; not implemented, see README).
+  /// expandable_segments:True: memory is mapped into growing reserved ranges (expandable_segment.h).
   bool expandable_segments = false;
   /// release_lock_on_cudamalloc (parsed; the lock is always held).
   bool release_lock_on_cudamalloc = false;

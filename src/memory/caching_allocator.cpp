@@ -6,11 +6,11 @@
 #include <algorithm>
 #include <array>
 #include <bit>
-#include <chrono>
 #include <limits>
 
 #include "ctorch/error.h"
 #include "memory/backtrace.h"
+#include "memory/expandable_segment.h"
 
 namespace ctorch::memory {
 
@@ -43,7 +43,11 @@ size_t CachingAllocator::allocation_size(size_t size) {
 }
 
 CachingAllocator::CachingAllocator(DeviceIndex device, RawBackend* backend, AllocatorConfig config)
-    : device_(device), backend_(backend), config_(std::move(config)) {
+    : device_(device),
+      backend_(backend),
+      vm_(dynamic_cast<VirtualMemoryBackend*>(backend)),
+      config_(std::move(config)),
+      expandable_(config_.expandable_segments && vm_ != nullptr) {
   small_blocks_.is_small = true;
   for (size_t d : config_.roundup_power2_divisions) has_divisions_ = has_divisions_ || d > 1;
   spare_blocks_.reserve(kMaxSpare);
@@ -130,6 +134,18 @@ bool CachingAllocator::get_free_block(AllocParams& p) {
   const BlockKey key{p.stream.id(), p.size};
   auto it = pool.blocks.lower_bound(key);
   if (it == pool.blocks.end() || (*it)->stream != key.stream) return false;
+  if ((*it)->segment) {
+    // A free block followed by unmapped space counts as the size it can grow to, so a block that
+    // fits without growing is preferred over the growable end of a segment.
+    auto expandable_size = [](const Block* b) {
+      return b->size + (b->next && !b->next->mapped ? b->next->size : 0);
+    };
+    auto next = std::next(it);
+    while ((*it)->segment && next != pool.blocks.end() && (*next)->stream == key.stream &&
+           expandable_size(*next) < expandable_size(*it)) {
+      it = next++;
+    }
+  }
   // Oversize blocks serve only oversize requests, and only when not much larger.
   if (p.size < config_.max_split_size && (*it)->size >= config_.max_split_size) return false;
   if (p.size >= config_.max_split_size && (*it)->size >= p.size + config_.max_non_split_rounding) return false;
@@ -140,6 +156,13 @@ bool CachingAllocator::get_free_block(AllocParams& p) {
 
 bool CachingAllocator::alloc_block(AllocParams& p, bool is_retry) {
   if (is_retry) ++stats_.num_alloc_retries;
+  if (expandable_) {
+    bool no_space = false;
+    p.block = try_allocate_expandable_block(p, &no_space);
+    if (p.block != nullptr) return true;
+    if (!no_space) return false;
+    // No address space left for a new expandable segment: fall back to a fixed segment.
+  }
   const size_t size = p.alloc_size;
   if (set_fraction_ && total_reserved_ + size > allowed_memory_maximum_) return false;
   void* ptr = backend_->allocate(size);
@@ -164,7 +187,7 @@ bool CachingAllocator::alloc_block(AllocParams& p, bool is_retry) {
 
 bool CachingAllocator::should_split(const Block* block, size_t size) const {
   const size_t remaining = block->size - size;
-  if (block->pool->is_small) return remaining >= kMinBlockSize;
+  if (block->pool->is_small || expandable_) return remaining >= kMinBlockSize;
   return size < config_.max_split_size && remaining > kSmallSize;
 }
 
@@ -180,6 +203,7 @@ Block* CachingAllocator::alloc_found_block(AllocParams& p, size_t orig_size, boo
     block->size = p.size;
     block->pool = &pool;
     block->ptr = remaining->ptr;
+    block->segment = remaining->segment;
     block->prev = remaining->prev;
     if (block->prev) block->prev->next = block;
     block->next = remaining;
@@ -187,7 +211,9 @@ Block* CachingAllocator::alloc_found_block(AllocParams& p, size_t orig_size, boo
     remaining->ptr += p.size;
     remaining->size -= p.size;
     insert_into_pool(remaining);
-    if (already_split) {
+    if (block->segment) {
+      // Expandable segments are not counted as inactive splits (their free pages can be unmapped).
+    } else if (already_split) {
       // An inactive split block shrinks by p.size bytes.
       for_pool_stats(pool, [&](size_t t) { dec(stats_.inactive_split_bytes, t, block->size); });
     } else {
@@ -197,7 +223,7 @@ Block* CachingAllocator::alloc_found_block(AllocParams& p, size_t orig_size, boo
         inc(stats_.inactive_split, t, 1);
       });
     }
-  } else if (already_split) {
+  } else if (already_split && !block->segment) {
     // An inactive split block becomes active.
     for_pool_stats(pool, [&](size_t t) {
       dec(stats_.inactive_split_bytes, t, block->size);
@@ -225,6 +251,7 @@ Block* CachingAllocator::alloc_found_block(AllocParams& p, size_t orig_size, boo
 // Returning memory to the backend
 
 void CachingAllocator::release_block(Block* block) {
+  CTORCH_INTERNAL_ASSERT(block->segment == nullptr, "caching allocator: release_block of an expandable segment");
   record_trace(cuda::TraceAction::kSegmentFree, block->ptr, block->size, block->stream, nullptr);
   ++stats_.num_device_free;
   backend_->deallocate(block->ptr);
@@ -239,15 +266,28 @@ void CachingAllocator::release_block(Block* block) {
 }
 
 void CachingAllocator::release_blocks(BlockPool& pool) {
+  std::vector<Block*> to_unmap;  // unmapping changes the pool: gather first
   for (auto it = pool.blocks.begin(); it != pool.blocks.end();) {
     Block* b = *it;
     ++it;
-    if (!b->prev && !b->next) release_block(b);
+    if (b->segment) {
+      to_unmap.push_back(b);
+    } else if (!b->prev && !b->next) {
+      release_block(b);
+    }
+  }
+  for (Block* b : to_unmap) unmap_block(b);
+  // Segments left without a mapped page (including ones whose first mapping failed) are released.
+  for (auto it = pool.unmapped.begin(); it != pool.unmapped.end();) {
+    Block* b = *it;
+    ++it;
+    if (!b->prev && !b->next) release_expandable_segment(b);
   }
 }
 
 bool CachingAllocator::release_available_cached_blocks(const AllocParams& p) {
-  if (config_.max_split_size == std::numeric_limits<size_t>::max()) return false;
+  // Expandable segments are never released whole here: the full flush unmaps their free pages.
+  if (expandable_ || config_.max_split_size == std::numeric_limits<size_t>::max()) return false;
   BlockPool& pool = *p.pool;
   const BlockKey key{p.stream.id(), std::max(p.size, config_.max_split_size)};
   auto it = pool.blocks.lower_bound(key);
@@ -285,7 +325,7 @@ void CachingAllocator::garbage_collect_cached_blocks() {
   uint64_t total_age = 0;
   int freeable = 0;
   for (const Block* b : large_blocks_.blocks) {
-    if (!b->is_split()) {
+    if (!b->is_split() && !b->segment) {
       total_age += age(b);
       ++freeable;
     }
@@ -299,7 +339,7 @@ void CachingAllocator::garbage_collect_cached_blocks() {
     for (auto it = large_blocks_.blocks.begin(); it != large_blocks_.blocks.end();) {
       Block* b = *it;
       ++it;
-      if (!b->is_split() && static_cast<double>(age(b)) >= age_threshold) {
+      if (!b->is_split() && !b->segment && static_cast<double>(age(b)) >= age_threshold) {
         freed = true;
         reclaimed += b->size;
         total_age -= age(b);
@@ -408,6 +448,7 @@ void CachingAllocator::free_block(Block* block) {
     net_blocks += 1;
     net_bytes += static_cast<int64_t>(block->size);
   }
+  if (block->segment) net_blocks = net_bytes = 0;  // expandable segments: no inactive splits
   for_pool_stats(pool, [&](size_t t) {
     if (net_blocks > 0) inc(stats_.inactive_split, t, static_cast<size_t>(net_blocks));
     if (net_blocks < 0) dec(stats_.inactive_split, t, static_cast<size_t>(-net_blocks));
@@ -420,7 +461,9 @@ void CachingAllocator::free_block(Block* block) {
 }
 
 size_t CachingAllocator::try_merge_blocks(Block* dst, Block* src, BlockPool& pool) {
-  if (!src || src->allocated || src->event_count > 0 || !src->stream_uses.empty()) return 0;
+  if (!src || src->allocated || src->event_count > 0 || !src->stream_uses.empty() || src->mapped != dst->mapped) {
+    return 0;
+  }
   if (dst->prev == src) {  // [src dst]
     dst->ptr = src->ptr;
     dst->prev = src->prev;
@@ -431,7 +474,11 @@ size_t CachingAllocator::try_merge_blocks(Block* dst, Block* src, BlockPool& poo
   }
   const size_t subsumed = src->size;
   dst->size += subsumed;
-  pool_erase(pool, pool.blocks.find(src));
+  if (src->mapped) {
+    pool_erase(pool, pool.blocks.find(src));
+  } else {
+    pool.unmapped.erase(src);
+  }
   delete_block(src);
   return subsumed;
 }
@@ -652,8 +699,10 @@ std::vector<SegmentInfo> CachingAllocator::snapshot() const {
   FrameSymbolizer symbolize;
   std::lock_guard<std::mutex> lock(mu_);
   std::vector<const Block*> heads;
+  // A segment, or (expandable segments) a contiguous mapped range, starts at a mapped block
+  // without a mapped predecessor.
   auto consider = [&](const Block* b) {
-    if (b->prev == nullptr) heads.push_back(b);
+    if (b->mapped && (b->prev == nullptr || !b->prev->mapped)) heads.push_back(b);
   };
   for (const Block* b : small_blocks_.blocks) consider(b);
   for (const Block* b : large_blocks_.blocks) consider(b);
@@ -671,7 +720,8 @@ std::vector<SegmentInfo> CachingAllocator::snapshot() const {
     seg.address = reinterpret_cast<uintptr_t>(head->ptr);
     seg.stream = head->stream;
     seg.is_large = !head->pool->is_small;
-    for (const Block* b = head; b != nullptr; b = b->next) {
+    seg.is_expandable = head->segment != nullptr;
+    for (const Block* b = head; b != nullptr && b->mapped; b = b->next) {
       BlockInfo info;
       info.address = reinterpret_cast<uintptr_t>(b->ptr);
       info.size = b->size;
@@ -691,65 +741,6 @@ std::vector<SegmentInfo> CachingAllocator::snapshot() const {
     }
     out.push_back(std::move(seg));
   }
-  return out;
-}
-
-}  // namespace ctorch::memory
-
-namespace ctorch::memory {
-
-// ---------------------------------------------------------------------------------------------
-// Memory history (c10's record_trace; a ring buffer of max_entries)
-
-void CachingAllocator::record_trace(cuda::TraceAction action, const void* addr, size_t size, StreamId stream,
-                                    FramesPtr frames) {
-  if (!history_.trace) return;
-  RawTraceEntry te;
-  te.action = action;
-  te.addr = reinterpret_cast<uintptr_t>(addr);
-  te.size = size;
-  te.stream = stream;
-  te.time_us = std::chrono::duration_cast<std::chrono::microseconds>(
-                   std::chrono::system_clock::now().time_since_epoch())
-                   .count();
-  te.frames = std::move(frames);
-  if (history_.max_entries == 0) return;
-  if (trace_.size() < history_.max_entries) {
-    trace_.push_back(std::move(te));
-  } else {
-    trace_[trace_next_++] = std::move(te);
-    if (trace_next_ == history_.max_entries) trace_next_ = 0;
-  }
-}
-
-void CachingAllocator::record_history(const HistoryOptions& options, bool clear) {
-  std::lock_guard<std::mutex> lock(mu_);
-  if (clear || (options.trace && options.max_entries != history_.max_entries)) {
-    // A new capacity restarts the ring; stopping keeps what was recorded for a later snapshot.
-    trace_.clear();
-    trace_next_ = 0;
-  }
-  const size_t capacity = options.trace ? options.max_entries : history_.max_entries;
-  history_ = options;
-  history_.max_entries = capacity;
-  capture_alloc_.store(options.block_frames || options.alloc_frames, std::memory_order_relaxed);
-  capture_free_.store(options.free_frames, std::memory_order_relaxed);
-  if (!options.block_frames) {
-    for (Block* b = allocated_list_; b != nullptr; b = b->alloc_next) b->context.reset();
-  }
-}
-
-void CachingAllocator::note_snapshot() {
-  std::lock_guard<std::mutex> lock(mu_);
-  record_trace(cuda::TraceAction::kSnapshot, nullptr, 0, 0, nullptr);
-}
-
-std::vector<RawTraceEntry> CachingAllocator::trace() const {
-  std::lock_guard<std::mutex> lock(mu_);
-  std::vector<RawTraceEntry> out;
-  out.reserve(trace_.size());
-  for (size_t i = trace_next_; i < trace_.size(); ++i) out.push_back(trace_[i]);
-  for (size_t i = 0; i < trace_next_; ++i) out.push_back(trace_[i]);
   return out;
 }
 

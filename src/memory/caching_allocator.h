@@ -21,8 +21,9 @@
 //   segment, then retry once; only then raise OutOfMemoryError.
 // - A per-process memory fraction caps reserved bytes; with garbage_collection_threshold, old
 //   unsplit large cached segments are freed once reserved passes threshold * allowed.
-// Not implemented: expandable segments, the cudaMallocAsync backend, CUDA-graph private pools
-// (see src/memory/README.md).
+// - expandable_segments:True (backend with VirtualMemoryBackend): Note [Expandable segments] in
+//   expandable_segment.h.
+// Not implemented: the cudaMallocAsync backend, CUDA-graph private pools (see src/memory/README.md).
 #pragma once
 
 #include <cstddef>
@@ -86,6 +87,23 @@ class RawBackend {
   virtual void memory_info(size_t* free_bytes, size_t* total_bytes) = 0;
 };
 
+/// The optional virtual-memory capability of a RawBackend (found by dynamic_cast), used by
+/// expandable segments. Implemented over impl::VirtualMemory for real use and by the unit tests' mock.
+class VirtualMemoryBackend {
+ public:
+  virtual ~VirtualMemoryBackend() = default;
+  /// Reserves `bytes` of address space to be mapped in pages of `page_size`; null when none is left.
+  virtual void* reserve(size_t bytes, size_t page_size) = 0;
+  /// Maps new memory at the whole pages [base + offset, +bytes); false when the device is out of memory.
+  virtual bool map(void* base, size_t offset, size_t bytes) = 0;
+  /// Unmaps whole pages (after the device's queued work) and frees their memory; must not throw.
+  virtual void unmap(void* base, size_t offset, size_t bytes) noexcept = 0;
+  /// Returns a reservation whose pages are all unmapped; must not throw.
+  virtual void release(void* base) noexcept = 0;
+};
+
+class ExpandableSegment;
+
 /// Return addresses captured by backtrace(3), symbolized only when a snapshot is taken.
 using RawFrames = std::vector<void*>;
 /// Shared, immutable frames (a block and its trace entries share one capture).
@@ -110,6 +128,8 @@ struct Block {
   FramesPtr context;                    // allocating frames (memory history with context)
   Block* alloc_prev = nullptr;          // the allocator's intrusive list of allocated blocks
   Block* alloc_next = nullptr;
+  ExpandableSegment* segment = nullptr;  // the expandable segment the block lies in (else null)
+  bool mapped = true;                    // false: unmapped address space of `segment`
 
   /// True when the block is part of a split segment.
   bool is_split() const { return prev != nullptr || next != nullptr; }
@@ -127,6 +147,8 @@ struct Block {
     gc_count_base = 0;
     context.reset();
     alloc_prev = alloc_next = nullptr;
+    segment = nullptr;
+    mapped = true;
   }
 };
 
@@ -149,6 +171,14 @@ struct BlockComparator {
   }
   bool operator()(const BlockKey& k, const Block* b) const {
     return k.stream != b->stream ? k.stream < b->stream : k.size <= b->size;
+  }
+};
+
+/// Orders unmapped blocks by (stream, address), as PyTorch's BlockComparatorAddress.
+struct BlockAddressComparator {
+  bool operator()(const Block* a, const Block* b) const {
+    if (a->stream != b->stream) return a->stream < b->stream;
+    return reinterpret_cast<uintptr_t>(a->ptr) < reinterpret_cast<uintptr_t>(b->ptr);
   }
 };
 
@@ -215,6 +245,7 @@ struct BlockPool {
   BlockPool() : blocks(BlockComparator{}, NodeAllocator<Block*>(&free_nodes)) {}
   NodeFreeList free_nodes;  // declared before blocks: outlives it
   BlockSet blocks;
+  std::set<Block*, BlockAddressComparator> unmapped;  // unmapped ranges of expandable segments
   bool is_small = false;
   uint64_t get_free_blocks_call_count = 0;  // age clock for garbage collection
 };
@@ -293,6 +324,8 @@ class CachingAllocator {
   bool reset();
   /// The config in use.
   const AllocatorConfig& config() const { return config_; }
+  /// True when new memory comes from expandable segments (configured and the backend can map).
+  bool expandable_segments() const { return expandable_; }
   /// The device served.
   DeviceIndex device() const { return device_; }
 
@@ -343,6 +376,13 @@ class CachingAllocator {
   void release_cached_blocks_locked();
   void release_blocks(BlockPool& pool);
   void release_block(Block* block);
+  // Expandable segments (expandable_segment.cpp).
+  Block* find_expandable_block(StreamId stream, BlockPool& pool, size_t size, bool* no_space);
+  bool map_block(Block* to_map, size_t size, const FramesPtr& context);
+  Block* try_allocate_expandable_block(const AllocParams& p, bool* no_space);
+  void unmap_block(Block* block);
+  void release_expandable_segment(Block* block);
+  void count_segment_runs(const BlockPool& pool, int delta);
   void garbage_collect_cached_blocks();
   bool should_split(const Block* block, size_t size) const;
   Block* alloc_found_block(AllocParams& p, size_t orig_size, bool split);
@@ -359,7 +399,9 @@ class CachingAllocator {
 
   const DeviceIndex device_;
   RawBackend* const backend_;
+  VirtualMemoryBackend* const vm_;  // backend_'s virtual-memory capability, or null
   const AllocatorConfig config_;
+  const bool expandable_;           // config_.expandable_segments and vm_ != null
   bool has_divisions_ = false;  // roundup_power2_divisions set (else plain 512-byte rounding)
 
   mutable std::mutex mu_;
@@ -379,6 +421,7 @@ class CachingAllocator {
   std::vector<Block*> spare_blocks_;                   // recycled Block objects
   mutable DeviceStats stats_;  // aggregate entries stale between materialize_aggregate() calls
   size_t total_reserved_ = 0;
+  std::vector<ExpandableSegment*> expandable_segments_;  // owned; deleted when fully unmapped
   bool set_fraction_ = false;
   size_t allowed_memory_maximum_ = 0;
   size_t device_total_ = 0;

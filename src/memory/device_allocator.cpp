@@ -14,8 +14,10 @@
 namespace ctorch::memory {
 namespace {
 
-// Forwards the policy's raw operations to one device of a DeviceRuntime.
-class RuntimeBackend final : public RawBackend {
+// Forwards the policy's raw operations to one device of a DeviceRuntime, and the virtual-memory
+// ones to its impl::VirtualMemory (reserve gives null when the runtime has none: the allocator then
+// uses fixed segments).
+class RuntimeBackend final : public RawBackend, public VirtualMemoryBackend {
  public:
   RuntimeBackend(impl::DeviceRuntime* rt, DeviceIndex index) : rt_(rt), index_(index) {}
 
@@ -34,6 +36,21 @@ class RuntimeBackend final : public RawBackend {
   void synchronize_event(void* event) override { rt()->synchronize_event(event); }
   void memory_info(size_t* free_bytes, size_t* total_bytes) override {
     rt()->memory_info(index_, free_bytes, total_bytes);
+  }
+
+  void* reserve(size_t bytes, size_t page_size) override {
+    impl::VirtualMemory* vm = impl::virtual_memory(*rt());
+    return vm ? vm->reserve_address_range(index_, bytes, page_size) : nullptr;
+  }
+  bool map(void* base, size_t offset, size_t bytes) override {
+    impl::VirtualMemory* vm = impl::virtual_memory(*rt());
+    return vm != nullptr && vm->map_pages(index_, base, offset, bytes);
+  }
+  void unmap(void* base, size_t offset, size_t bytes) noexcept override {
+    if (impl::VirtualMemory* vm = impl::virtual_memory(*rt())) vm->unmap_pages(index_, base, offset, bytes);
+  }
+  void release(void* base) noexcept override {
+    if (impl::VirtualMemory* vm = impl::virtual_memory(*rt())) vm->release_address_range(index_, base);
   }
 
   impl::DeviceRuntime* runtime() const { return rt_.load(std::memory_order_acquire); }
@@ -58,12 +75,12 @@ std::mutex g_mutex;
 std::array<std::atomic<Slot*>, impl::kMaxDevices> g_slots{};
 // Rebinding an idle slot to a new runtime happens under g_mutex.
 
-void warn_unimplemented_options(const AllocatorConfig& c) {
+void warn_unimplemented_options(const AllocatorConfig& c, impl::DeviceRuntime& rt) {
   static std::once_flag once;
   std::call_once(once, [&] {
-    if (c.expandable_segments) {
-      std::cerr << "[W ctorch] expandable_segments:True is not implemented by ctorch's caching allocator; "
-                   "using fixed-size segments (as PyTorch does on platforms without expandable segments).\n";
+    if (c.expandable_segments && impl::virtual_memory(rt) == nullptr) {
+      std::cerr << "[W ctorch] expandable_segments:True needs device virtual memory, which this CUDA runtime "
+                   "does not provide; using fixed-size segments.\n";
     }
     if (c.backend == "cudaMallocAsync") {
       std::cerr << "[W ctorch] backend:cudaMallocAsync is not implemented by ctorch; using the native caching "
@@ -98,6 +115,10 @@ void reset_hook() { reset_cuda_caching_allocators(); }
 
 }  // namespace
 
+std::unique_ptr<RawBackend> make_runtime_backend(impl::DeviceRuntime* runtime, DeviceIndex index) {
+  return std::make_unique<RuntimeBackend>(runtime, index);
+}
+
 bool cuda_caching_disabled() noexcept {
   static const bool disabled = std::getenv("PYTORCH_NO_CUDA_MEMORY_CACHING") != nullptr;
   return disabled;
@@ -113,7 +134,7 @@ CachingAllocator& cuda_caching_allocator(DeviceIndex index) {
   slot = g_slots[static_cast<size_t>(index)].load(std::memory_order_relaxed);
   if (slot == nullptr) {
     const AllocatorConfig& config = device_allocator_config();
-    warn_unimplemented_options(config);
+    warn_unimplemented_options(config, *rt);
     slot = new Slot(rt, index, config);
     impl::add_runtime_reset_hook(DeviceType::CUDA, &reset_hook);
     g_slots[static_cast<size_t>(index)].store(slot, std::memory_order_release);

@@ -12,10 +12,15 @@
 #pragma once
 
 #include <cstddef>
+#include <memory>
 
 #include "ctorch/allocator.h"
 #include "ctorch/stream.h"
 #include "memory/caching_allocator.h"
+
+namespace ctorch::impl {
+class DeviceRuntime;
+}  // namespace ctorch::impl
 
 namespace ctorch::memory {
 
@@ -31,6 +36,10 @@ Block* block_of(const DataPtr& data) noexcept;
 void reset_cuda_caching_allocators() noexcept;
 /// True once a caching allocator was created for any device (the native allocator has been used).
 bool any_cuda_caching_allocator_created() noexcept;
+/// A RawBackend over device `index` of `runtime` (not owned), with the VirtualMemoryBackend
+/// capability when the runtime implements impl::VirtualMemory (for tests and benchmarks that build
+/// their own CachingAllocator, e.g. with expandable segments).
+std::unique_ptr<RawBackend> make_runtime_backend(impl::DeviceRuntime* runtime, DeviceIndex index);
 /// True when PYTORCH_NO_CUDA_MEMORY_CACHING is set (raw allocations, no statistics).
 bool cuda_caching_disabled() noexcept;
 

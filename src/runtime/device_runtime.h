@@ -148,6 +148,27 @@ class NativeStreams {
 /// The NativeStreams interface of `runtime`, or null when it has none.
 inline NativeStreams* native_streams(DeviceRuntime& runtime) { return dynamic_cast<NativeStreams*>(&runtime); }
 
+/// Optional interface of runtimes that manage device virtual memory (the driver's
+/// cuMemAddressReserve / cuMemCreate + cuMemMap / cuMemUnmap + cuMemRelease / cuMemAddressFree),
+/// used by the caching allocator's expandable segments. A reservation is mapped page by page.
+class VirtualMemory {
+ public:
+  virtual ~VirtualMemory() = default;
+  /// Reserves `bytes` (a multiple of `page_size`) of address space on `index`, nothing mapped;
+  /// null when no address space is left. `page_size` must be a multiple of 2 MiB.
+  virtual void* reserve_address_range(DeviceIndex index, size_t bytes, size_t page_size) = 0;
+  /// Backs the whole pages [base + offset, base + offset + bytes) with new device memory; false
+  /// (nothing mapped) when the device is out of memory. Other errors throw.
+  virtual bool map_pages(DeviceIndex index, void* base, size_t offset, size_t bytes) = 0;
+  /// Waits for the device's queued work, then unmaps and frees mapped whole pages; must not throw.
+  virtual void unmap_pages(DeviceIndex index, void* base, size_t offset, size_t bytes) noexcept = 0;
+  /// Returns a reservation (pages still mapped are unmapped first); must not throw.
+  virtual void release_address_range(DeviceIndex index, void* base) noexcept = 0;
+};
+
+/// The VirtualMemory interface of `runtime`, or null when it has none.
+inline VirtualMemory* virtual_memory(DeviceRuntime& runtime) { return dynamic_cast<VirtualMemory*>(&runtime); }
+
 /// The runtime registered for `type`, or null when none is (cuda not built or not enabled).
 DeviceRuntime* runtime_for(DeviceType type) noexcept;
 /// A backend's lazy constructor: returns its runtime when it can serve, else null.

@@ -1,12 +1,14 @@
 // The torch.cuda memory API over the caching allocator, on emulated (and real) cuda devices.
 #include <gtest/gtest.h>
 
+#include <cstdio>
 #include <cstdlib>
 #include <string>
 #include <thread>
 #include <vector>
 
 #include "ctorch/cuda_memory.h"
+#include "ctorch/cuda_memory_snapshot.h"
 #include "ctorch/torch.h"
 #include "device/device_test.h"
 #include "runtime/current.h"
@@ -339,6 +341,49 @@ TEST(CudaMemoryEnvironment, AllocConfAndNoCaching) {
     }
     return false;
   });
+}
+
+// PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True: tensors tile one segment that grows by 20 MiB
+// pages, the statistics match the snapshot, and empty_cache unmaps whole free pages.
+TEST(CudaMemoryEnvironment, ExpandableSegments) {
+  if (cuda::device_count() > 0 && !cuda::is_emulated()) GTEST_SKIP() << "a real CUDA runtime is in use";
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  setenv("PYTORCH_CUDA_ALLOC_CONF", "expandable_segments:True", 1);
+  auto check = [] {
+    testing::use_emulated_devices(1);
+    const auto opts = TensorOptions().device(Device(DeviceType::CUDA, 0));
+    auto large = [](const char* key) { return cuda::memory_stats(0).at(std::string(key) + ".large_pool.current"); };
+    auto fail = [](const char* what) {
+      std::fprintf(stderr, "expandable segments: %s\n", what);
+      return false;
+    };
+    Tensor a = ones({1 << 20}, opts);        // 4 MiB: one 20 MiB page
+    Tensor b = full({5 << 20}, 2.0, opts);  // 20 MiB more, right after a: the segment grows to 40 MiB
+    if (large("reserved_bytes") != 40 * kMiB || large("segment") != 1) return fail("growth");
+    if (b.data_ptr() != static_cast<char*>(a.data_ptr()) + 4 * kMiB) return fail("tiling");
+    std::vector<cuda::SegmentInfo> large_segments;
+    for (const auto& seg : cuda::memory_snapshot()) {
+      if (seg.is_large) large_segments.push_back(seg);
+    }
+    if (large_segments.size() != 1 || !large_segments[0].is_expandable ||
+        large_segments[0].total_size != static_cast<size_t>(40 * kMiB)) {
+      return fail("snapshot");
+    }
+    const auto [free_before, total] = cuda::mem_get_info(0);
+    if (total - free_before < static_cast<size_t>(40 * kMiB)) return fail("mem_get_info");
+    if (a.sum().item<double>() != double(1 << 20) || b.sum().item<double>() != 2.0 * double(5 << 20)) {
+      return fail("values");
+    }
+    b = Tensor();
+    cuda::empty_cache();  // unmaps the second page; the first still holds a
+    if (large("reserved_bytes") != 20 * kMiB) return fail("empty_cache");
+    if (cuda::mem_get_info(0).first != free_before + 20 * kMiB) return fail("mem_get_info after empty_cache");
+    const std::string summary = cuda::memory_summary(0);
+    if (summary.find("GPU reserved memory   |  20480 KiB") == std::string::npos) return fail(summary.c_str());
+    return true;
+  };
+  EXPECT_EXIT(std::exit(check() ? 0 : 1), ::testing::ExitedWithCode(0), "");
+  unsetenv("PYTORCH_CUDA_ALLOC_CONF");
 }
 
 CTORCH_INSTANTIATE_CUDA_TESTS(CudaMemory);

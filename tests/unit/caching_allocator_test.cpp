@@ -13,125 +13,12 @@
 
 #include "ctorch/error.h"
 #include "memory/caching_allocator.h"
+#include "mock_raw_backend.h"
 
 namespace ctorch::memory {
 namespace {
 
-constexpr size_t kKiB = 1024;
-constexpr size_t kMiB = 1024 * 1024;
-
-// Hands out fake, never dereferenced addresses from a bump pointer, within `capacity` bytes.
-class MockBackend final : public RawBackend {
- public:
-  struct FakeEvent {
-    bool done = true;
-    Stream stream = Stream(Device(DeviceType::CUDA, 0), 0);
-    int syncs = 0;
-  };
-
-  explicit MockBackend(size_t capacity) : capacity_(capacity) {}
-  ~MockBackend() override {
-    for (auto* e : all_events_) delete e;
-  }
-
-  void* allocate(size_t bytes) override {
-    std::lock_guard<std::mutex> lock(mu_);
-    if (used_ + bytes > capacity_) return nullptr;
-    used_ += bytes;
-    ++allocs;
-    void* p = reinterpret_cast<void*>(next_);
-    next_ += bytes + (size_t{1} << 30);  // gaps: segments are never adjacent
-    live_[p] = bytes;
-    return p;
-  }
-  void deallocate(void* ptr) noexcept override {
-    std::lock_guard<std::mutex> lock(mu_);
-    auto it = live_.find(ptr);
-    if (it == live_.end()) {
-      ++bad_frees;
-      return;
-    }
-    used_ -= it->second;
-    live_.erase(it);
-    ++frees;
-  }
-  void* create_event(DeviceIndex) override {
-    std::lock_guard<std::mutex> lock(mu_);
-    auto* e = new FakeEvent;
-    all_events_.insert(e);
-    return e;
-  }
-  void destroy_event(void* e) noexcept override {
-    std::lock_guard<std::mutex> lock(mu_);
-    all_events_.erase(static_cast<FakeEvent*>(e));
-    delete static_cast<FakeEvent*>(e);
-  }
-  void record_event(void* e, Stream s) override {
-    auto* ev = static_cast<FakeEvent*>(e);
-    ev->done = auto_complete;
-    ev->stream = s;
-  }
-  bool query_event(void* e) override { return static_cast<FakeEvent*>(e)->done; }
-  void synchronize_event(void* e) override {
-    auto* ev = static_cast<FakeEvent*>(e);
-    ev->done = true;
-    ++ev->syncs;
-    ++syncs;
-  }
-  void memory_info(size_t* free_bytes, size_t* total_bytes) override {
-    std::lock_guard<std::mutex> lock(mu_);
-    *free_bytes = capacity_ - used_;
-    *total_bytes = capacity_;
-  }
-
-  /// Completes every recorded event of stream `s` (the stream's work finished).
-  void complete(Stream s) {
-    std::lock_guard<std::mutex> lock(mu_);
-    for (auto* e : all_events_) {
-      if (e->stream == s) e->done = true;
-    }
-  }
-  size_t used() const {
-    std::lock_guard<std::mutex> lock(mu_);
-    return used_;
-  }
-  size_t live_events() const {
-    std::lock_guard<std::mutex> lock(mu_);
-    return all_events_.size();
-  }
-
-  int allocs = 0, frees = 0, bad_frees = 0, syncs = 0;
-  bool auto_complete = false;
-
- private:
-  mutable std::mutex mu_;
-  size_t capacity_;
-  size_t used_ = 0;
-  uintptr_t next_ = uintptr_t{1} << 40;
-  std::map<void*, size_t> live_;
-  std::set<FakeEvent*> all_events_;
-};
-
-Stream stream(StreamId id, DeviceIndex dev = 0) { return Stream(Device(DeviceType::CUDA, dev), id); }
-
-int64_t get(const CachingAllocator& a, const std::string& key) {
-  const auto m = flatten_stats(a.stats());
-  auto it = m.find(key);
-  EXPECT_NE(it, m.end()) << key;
-  return it == m.end() ? -12345 : it->second;
-}
-
-std::string oom_message(CachingAllocator& a, size_t size, Stream s = stream(0)) {
-  try {
-    a.malloc(size, s);
-  } catch (const OutOfMemoryError& e) {
-    return e.what();
-  }
-  ADD_FAILURE() << "expected OutOfMemoryError for " << size << " bytes";
-  return "";
-}
-
-AllocatorConfig config_of(const std::string& s) { return parse_allocator_config(s); }
+using namespace test_support;  // NOLINT: MockBackend and helpers
 
 TEST(CachingAllocatorPolicy, RoundSize) {
   AllocatorConfig c;
@@ -498,40 +385,6 @@ TEST(CachingAllocatorPolicy, StatsKeysAndPeaks) {
   EXPECT_EQ(get(a, "allocation.all.current"), 0);
 }
 
-// PyTorch's own consistency check: the statistics equal the sums over the snapshot.
-void expect_stats_match_snapshot(const CachingAllocator& a, int step) {
-  const auto st = flatten_stats(a.stats());
-  for (const char* pool : {"all", "small_pool", "large_pool"}) {
-    const std::string p = pool;
-    int64_t segments = 0, reserved = 0, allocs = 0, allocated = 0, active = 0, active_bytes = 0, requested = 0,
-            split = 0, split_bytes = 0;
-    for (const SegmentInfo& seg : a.snapshot()) {
-      if ((p == "small_pool" && seg.is_large) || (p == "large_pool" && !seg.is_large)) continue;
-      ++segments;
-      reserved += int64_t(seg.total_size);
-      allocated += int64_t(seg.allocated_size);
-      active_bytes += int64_t(seg.active_size);
-      requested += int64_t(seg.requested_size);
-      for (const BlockInfo& b : seg.blocks) {
-        allocs += b.state == BlockState::kActiveAllocated;
-        active += b.state != BlockState::kInactive;
-        if (b.state == BlockState::kInactive && seg.blocks.size() > 1) {
-          ++split;
-          split_bytes += int64_t(b.size);
-        }
-      }
-    }
-    EXPECT_EQ(st.at("segment." + p + ".current"), segments) << "step " << step << " " << p;
-    EXPECT_EQ(st.at("reserved_bytes." + p + ".current"), reserved) << "step " << step << " " << p;
-    EXPECT_EQ(st.at("allocation." + p + ".current"), allocs) << "step " << step << " " << p;
-    EXPECT_EQ(st.at("allocated_bytes." + p + ".current"), allocated) << "step " << step << " " << p;
-    EXPECT_EQ(st.at("active." + p + ".current"), active) << "step " << step << " " << p;
-    EXPECT_EQ(st.at("active_bytes." + p + ".current"), active_bytes) << "step " << step << " " << p;
-    EXPECT_EQ(st.at("requested_bytes." + p + ".current"), requested) << "step " << step << " " << p;
-    EXPECT_EQ(st.at("inactive_split." + p + ".current"), split) << "step " << step << " " << p;
-    EXPECT_EQ(st.at("inactive_split_bytes." + p + ".current"), split_bytes) << "step " << step << " " << p;
-  }
-}
 
 TEST(CachingAllocatorPolicy, StatisticsEqualSnapshotSumsThroughARandomWorkload) {
   MockBackend raw(256 * kMiB);

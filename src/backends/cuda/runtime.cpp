@@ -1,5 +1,5 @@
 // The real CUDA runtime: impl::DeviceRuntime, impl::PeerAccess and impl::NativeStreams over the
-// CUDA runtime API.
+// CUDA runtime API, and impl::VirtualMemory over the driver's (virtual_memory.h).
 //
 // Policy summary (spec §1.6, §1.8, §4.1, §4.3; PyTorch's c10/cuda):
 // - device_count(): cudaGetDeviceCount once per process; any error (no driver, no device, ...)
@@ -35,6 +35,7 @@
 #include "backends/cuda/check.h"
 #include "backends/cuda/kernels.h"
 #include "backends/cuda/stream.h"
+#include "backends/cuda/virtual_memory.h"
 #include "ctorch/error.h"
 #include "memory/allocator_config.h"
 #include "ops/kernel_table.h"
@@ -142,7 +143,10 @@ CudaEvent* as_event(EventHandle e) {
   return static_cast<CudaEvent*>(e);
 }
 
-class CudaRuntime final : public impl::DeviceRuntime, public impl::PeerAccess, public impl::NativeStreams {
+class CudaRuntime final : public impl::DeviceRuntime,
+                          public impl::PeerAccess,
+                          public impl::NativeStreams,
+                          public CudaVirtualMemory {
  public:
   // identity
   DeviceType type() const noexcept override { return DeviceType::CUDA; }

@@ -98,12 +98,12 @@ void* Arena::allocate(size_t bytes) {
   {
     std::lock_guard<std::mutex> lock(mu_);
     auto it = size >= bytes ? free_by_size_.lower_bound({size, 0}) : free_by_size_.end();
-    if (it == free_by_size_.end()) {
+    if (it == free_by_size_.end() || in_use_ + charged_ + size > capacity_) {
       const size_t largest = free_by_size_.empty() ? 0 : free_by_size_.rbegin()->first;
       std::string msg = detail::str_cat(
           "CUDA out of memory (emulated device cuda:", index_, "): tried to allocate ",
-          format_size(bytes), "; capacity ", format_size(capacity_), ", in use ", format_size(in_use_));
-      if (capacity_ - in_use_ >= size) {
+          format_size(bytes), "; capacity ", format_size(capacity_), ", in use ", format_size(in_use_ + charged_));
+      if (capacity_ - in_use_ - charged_ >= size) {
         msg += detail::str_cat(", largest free block ", format_size(largest), " (fragmented)");
       }
       throw OutOfMemoryError(msg);
@@ -208,12 +208,25 @@ Lookup Arena::lookup(const void* p, size_t bytes) const {
   }
   r.ok = true;
   r.offset = offset;
+  r.alias = alias_ + offset;
   return r;
 }
 
 size_t Arena::in_use() const {
   std::lock_guard<std::mutex> lock(mu_);
-  return in_use_;
+  return in_use_ + charged_;
+}
+
+bool Arena::charge(size_t bytes) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (in_use_ + charged_ + bytes > capacity_) return false;
+  charged_ += bytes;
+  return true;
+}
+
+void Arena::uncharge(size_t bytes) noexcept {
+  std::lock_guard<std::mutex> lock(mu_);
+  charged_ -= std::min(bytes, charged_);
 }
 
 size_t Arena::live_count() const {

@@ -19,6 +19,9 @@
 // released at once. So committed memory stays at most live bytes + kQuarantineBytes + partial
 // pages. Filling fresh memory commits it: an allocation costs a memset of its size.
 //
+// Mapped virtual memory (virtual_memory.h) is charged to the arena: charge() counts it against
+// the capacity, so raw allocations and mapped pages share the device's memory.
+//
 // Liveness: a registry of live allocations answers translate() (is [p, p+n) inside ONE live
 // allocation? then the alias pointer) with the requested size as bound, so even the padding up
 // to 512 bytes is out of bounds.
@@ -52,7 +55,8 @@ using ::ctorch::memory::format_size;  // PyTorch's format_size, shared with the 
 /// Result of looking up a device address range in an arena.
 struct Lookup {
   bool ok = false;      // the range lies inside one live allocation
-  size_t offset = 0;    // offset of the range start within the arena
+  size_t offset = 0;    // offset of the range start within the arena (or reservation)
+  char* alias = nullptr;  // the read-write alias of the range start
   std::string reason;   // why not, when !ok
 };
 
@@ -82,8 +86,12 @@ class Arena {
 
   /// Capacity in bytes.
   size_t capacity() const noexcept { return capacity_; }
-  /// Bytes held by live allocations (rounded to kDeviceAlignment).
+  /// Bytes in use: live allocations (rounded to kDeviceAlignment) plus charged (mapped) bytes.
   size_t in_use() const;
+  /// Counts `bytes` of mapped virtual memory against the capacity; false when they do not fit.
+  bool charge(size_t bytes);
+  /// Returns bytes counted by charge(); must not throw.
+  void uncharge(size_t bytes) noexcept;
   /// Number of live allocations.
   size_t live_count() const;
   /// Physical bytes currently backing the arena (memfd blocks).
@@ -114,6 +122,7 @@ class Arena {
   std::deque<std::pair<size_t, size_t>> quarantine_;  // (offset, size), oldest first
   size_t quarantined_ = 0;
   size_t in_use_ = 0;
+  size_t charged_ = 0;  // mapped virtual memory (charge/uncharge)
 };
 
 /// Page-aligned host memory handed out by pinned_allocate, and the lookup is_pinned needs.

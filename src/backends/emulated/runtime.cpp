@@ -12,18 +12,13 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "backends/emulated/device_state.h"
 #include "backends/emulated/memory.h"
 #include "backends/emulated/stream_worker.h"
 #include "ctorch/allocator.h"
 #include "ctorch/error.h"
 
 namespace ctorch::backends::emulated {
-
-// Slots of a device's stream table: 0 = legacy default stream, then the pools, then blocking.
-constexpr int kPoolSlots = kPriorityLevels * kStreamsPerPool;
-constexpr int kMaxBlockingStreams = 64;
-constexpr int kSlots = 1 + kPoolSlots + kMaxBlockingStreams;
-constexpr int kFirstBlockingSlot = 1 + kPoolSlots;
 
 /// What one record_event captured: a position in one stream, stamped when the worker reaches it.
 struct Record {
@@ -40,33 +35,6 @@ struct EmulatedEvent {
   impl::EventFlags flags;
   std::mutex mu;
   std::shared_ptr<Record> record;  // latest record; guarded by mu
-};
-
-struct DeviceState {
-  DeviceIndex index = 0;
-  impl::DeviceProperties props;
-  std::unique_ptr<Arena> arena;
-  std::vector<char> peer;  // peer[j]: this device may access memory of device j
-  WorkerOptions worker_options;
-
-  std::mutex create_mu;  // guards creation of workers
-  std::array<std::atomic<StreamWorker*>, kSlots> workers{};  // created lazily, owned
-  std::array<std::atomic<uint32_t>, kPriorityLevels> next_pool{};
-  std::atomic<int> blocking_count{0};
-  std::mutex legacy_mu;  // orders enqueues on the default and the blocking streams
-
-  std::mutex error_mu;
-  std::string device_error;  // sticky device-level error (bad raw_free); guarded by error_mu
-
-  ~DeviceState() {
-    for (auto& w : workers) delete w.load();
-  }
-};
-
-struct Topology {
-  cuda::EmulationConfig config;
-  uint64_t generation = 0;
-  std::vector<std::unique_ptr<DeviceState>> devices;
 };
 
 namespace {
@@ -177,6 +145,7 @@ std::unique_ptr<Topology> build_topology(const cuda::EmulationConfig& config) {
     auto dev = std::make_unique<DeviceState>();
     dev->index = static_cast<DeviceIndex>(i);
     dev->arena = std::make_unique<Arena>(dev->index, config.memory);
+    dev->vspace = std::make_unique<VirtualSpace>(dev->index, dev->arena.get());
     dev->props = make_properties(config, static_cast<DeviceIndex>(physical));
     dev->props.total_memory = dev->arena->capacity();
     dev->peer.assign(count, 0);
@@ -227,7 +196,7 @@ void EmulatedRuntime::configure(const cuda::EmulationConfig& config) {
   if (old) {
     size_t allocations = 0, busy = 0, events;
     for (const auto& dev : old->devices) {
-      allocations += dev->arena->live_count();
+      allocations += dev->arena->live_count() + dev->vspace->reservation_count();
       for_each_worker(*dev, [&](StreamWorker& w) { busy += !w.idle(); });
     }
     {
@@ -254,6 +223,7 @@ void EmulatedRuntime::configure(const cuda::EmulationConfig& config) {
     // workers (idle) and arenas are released now.
     for (auto& dev : old->devices) {
       for (auto& w : dev->workers) delete w.exchange(nullptr);
+      dev->vspace.reset();
       dev->arena.reset();
     }
     retired_.emplace_back(old);
@@ -597,7 +567,7 @@ void EmulatedRuntime::raw_free(DeviceIndex index, void* ptr) noexcept {
 
 bool EmulatedRuntime::owns(const void* ptr, DeviceIndex* device) const noexcept {
   for (const auto& dev : topology().devices) {
-    if (dev->arena->contains(ptr)) {
+    if (device_contains(*dev, ptr)) {
       if (device) *device = dev->index;
       return true;
     }
@@ -614,13 +584,13 @@ void* EmulatedRuntime::translate(const void* ptr, size_t bytes, DeviceIndex exec
     reason = "it is not emulated device memory";
   } else {
     DeviceState& dev = *t.devices[owner];
-    Lookup l = dev.arena->lookup(ptr, bytes);
+    Lookup l = lookup_device_memory(dev, ptr, bytes);
     if (!l.ok) {
       reason = std::move(l.reason);
     } else if (owner != exec && !t.devices[exec]->peer[owner]) {
       reason = detail::str_cat("cuda:", exec, " has no peer access to cuda:", owner);
     } else {
-      return dev.arena->alias_at(l.offset);
+      return l.alias;
     }
   }
   CTORCH_CHECK(false, "CUDA error: an illegal memory access was encountered (emulated cuda:", exec, " accessed ",
@@ -676,13 +646,13 @@ void* EmulatedRuntime::endpoint(const void* p, DeviceIndex index, size_t bytes, 
   CTORCH_CHECK(device_memory && owner == index, "CUDA error: invalid argument (emulated ", fn, ": ", what, " ",
                hex(p), " is not memory of cuda:", index,
                device_memory ? detail::str_cat(" but of cuda:", owner) : std::string(), ")");
-  Lookup l = dev.arena->lookup(p, bytes);
+  Lookup l = lookup_device_memory(dev, p, bytes);
   CTORCH_CHECK(l.ok, "CUDA error: invalid argument (emulated ", fn, ": ", what, " ", hex(p), " (", bytes,
                " bytes): ", l.reason, ")");
   CTORCH_CHECK(index == exec || topology().devices[exec]->peer[index], "CUDA error: invalid argument (emulated ",
                fn, " on a stream of cuda:", exec, ": ", what, " is memory of cuda:", index, ", and cuda:", exec,
                " has no peer access to cuda:", index, ")");
-  return dev.arena->alias_at(l.offset);
+  return l.alias;
 }
 
 void EmulatedRuntime::copy_async(void* dst, DeviceIndex dst_index, const void* src, DeviceIndex src_index,

@@ -3,7 +3,8 @@
 // Note [Emulated runtime]
 // - Devices: configured by EmulationConfig (CTORCH_EMULATED_CUDA, ctorch::cuda::emulate(), or
 //   configure()); reconfiguring is refused while allocations, events or stream work are alive.
-// - Memory: Note [Emulated device memory] (memory.h). Device pointers fault on the host; kernels
+// - Memory: Note [Emulated device memory] (memory.h) and, for the expandable segments of the
+//   caching allocator, Note [Emulated virtual memory] (virtual_memory.h). Device pointers fault on the host; kernels
 //   reach memory through translate(), which checks liveness, bounds and peer access.
 // - Streams: stream 0 of each device is the legacy default stream; create_stream() hands out
 //   pool streams round-robin (32 per priority level, 4 levels, PyTorch's StreamId encoding).
@@ -61,7 +62,10 @@ inline constexpr int kStreamsPerPool = 32;
 inline constexpr int kMaxDevices = 64;
 
 /// N emulated CUDA devices (see Note [Emulated runtime]). Every method is thread-safe.
-class EmulatedRuntime final : public impl::DeviceRuntime, public impl::PeerAccess, public impl::NativeStreams {
+class EmulatedRuntime final : public impl::DeviceRuntime,
+                              public impl::PeerAccess,
+                              public impl::NativeStreams,
+                              public impl::VirtualMemory {
  public:
   /// A runtime with no devices (configure() adds them).
   EmulatedRuntime();
@@ -132,6 +136,15 @@ class EmulatedRuntime final : public impl::DeviceRuntime, public impl::PeerAcces
   int stream_priority(Stream s) override;
   /// (0, -(kPriorityLevels - 1)).
   std::pair<int, int> priority_range() override { return {0, -(kPriorityLevels - 1)}; }
+  // --- impl::VirtualMemory (virtual_memory.cpp; Note [Emulated virtual memory]) ---
+  /// Reserves device addresses of `index` (PROT_NONE host ranges); null when the host has none left.
+  void* reserve_address_range(DeviceIndex index, size_t bytes, size_t page_size) override;
+  /// Maps pages charged to the device's capacity; false when they do not fit.
+  bool map_pages(DeviceIndex index, void* base, size_t offset, size_t bytes) override;
+  /// Waits for the device's work (except from a stream task), then unmaps; a bad range is a sticky device error.
+  void unmap_pages(DeviceIndex index, void* base, size_t offset, size_t bytes) noexcept override;
+  /// Waits for the device's work (except from a stream task), then frees the reservation.
+  void release_address_range(DeviceIndex index, void* base) noexcept override;
   /// Physical bytes backing device `index` (fresh, live, and quarantined freed memory).
   size_t committed_bytes(DeviceIndex index) const;
   /// Live raw allocations on device `index`.
