@@ -158,6 +158,7 @@ bool CachingAllocator::alloc_block(AllocParams& p, bool is_retry) {
   if (is_retry) ++stats_.num_alloc_retries;
   if (expandable_) {
     bool no_space = false;
+    fraction_refused_map_ = false;
     p.block = try_allocate_expandable_block(p, &no_space);
     if (p.block != nullptr) return true;
     if (!no_space) return false;
@@ -608,7 +609,8 @@ void CachingAllocator::raise_oom(const AllocParams& p, size_t orig_size) {
                              "block on this stream fits the rounded request of ", format_size(p.size), ".");
     }
   }
-  const bool fraction_limited = set_fraction_ && total_reserved_ + p.alloc_size > allowed_memory_maximum_;
+  const bool fraction_limited = expandable_ ? fraction_refused_map_
+                                            : set_fraction_ && total_reserved_ + p.alloc_size > allowed_memory_maximum_;
   if (!fraction_limited && device_free >= p.alloc_size) {
     msg += detail::str_cat(" The device reports ", format_size(device_free), " free but could not provide ",
                            format_size(p.alloc_size), " in one piece: device memory is fragmented.");

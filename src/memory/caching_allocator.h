@@ -422,6 +422,7 @@ class CachingAllocator {
   mutable DeviceStats stats_;  // aggregate entries stale between materialize_aggregate() calls
   size_t total_reserved_ = 0;
   std::vector<ExpandableSegment*> expandable_segments_;  // owned; deleted when fully unmapped
+  bool fraction_refused_map_ = false;  // the last expandable growth was refused by the fraction
   bool set_fraction_ = false;
   size_t allowed_memory_maximum_ = 0;
   size_t device_total_ = 0;

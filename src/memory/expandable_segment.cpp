@@ -130,7 +130,10 @@ bool CachingAllocator::map_block(Block* to_map, size_t size, const FramesPtr& co
   CTORCH_INTERNAL_ASSERT(!to_map->mapped && size <= to_map->size, "caching allocator: map of a mapped block");
   ExpandableSegment& seg = *to_map->segment;
   BlockPool& pool = *to_map->pool;
-  if (set_fraction_ && total_reserved_ + seg.mapping_size(to_map->ptr, size) > allowed_memory_maximum_) return false;
+  if (set_fraction_ && total_reserved_ + seg.mapping_size(to_map->ptr, size) > allowed_memory_maximum_) {
+    fraction_refused_map_ = true;
+    return false;
+  }
   const SegmentRange r = seg.map(to_map->ptr, size);
   if (r.size == 0) return false;
   pool.unmapped.erase(to_map);
