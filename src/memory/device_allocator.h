@@ -1,6 +1,6 @@
 // The caching allocators of the CUDA devices (real or emulated): one CachingAllocator per device
 // of the registered CUDA runtime, created lazily, over a RawBackend that forwards to that
-// runtime's raw_allocate/raw_free and events.
+// runtime's raw_allocate/raw_free and events (and, for expandable segments, its impl::VirtualMemory).
 //
 // Note [Device allocators and runtime replacement]
 // Allocator objects are never destroyed: a DataPtr's context is its Block, and the deleter finds
