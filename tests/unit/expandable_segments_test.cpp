@@ -147,6 +147,31 @@ TEST(ExpandableSegments, OomWhileGrowingLeavesTheStatisticsUnchanged) {
   EXPECT_EQ(raw.used(), 0u);
 }
 
+TEST(ExpandableSegments, OomAfterAPartialGrowthKeepsNoPageMapped) {
+  MockBackend raw(70 * kMiB);
+  CachingAllocator a(0, &raw, expandable());
+  Block* x = a.malloc(4 * kMiB, stream(0));   // [0, 4)
+  Block* y = a.malloc(36 * kMiB, stream(0));  // [4, 40)
+  Block* z = a.malloc(5 * kMiB, stream(0));   // [40, 45): pages [0, 60) mapped
+  a.free(y);
+  a.empty_cache();  // unmaps the hole [20, 40)
+  a.free(z);        // [40, 60) is free but stays mapped
+  EXPECT_EQ(raw.used(), 40 * kMiB);
+  // 60 MiB: filling the hole succeeds (60 MiB mapped), growing the end does not (80 > 70 MiB).
+  const int maps_before = raw.maps;
+  EXPECT_THROW(a.malloc(60 * kMiB, stream(0)), OutOfMemoryError);
+  EXPECT_EQ(raw.maps, maps_before + 1);
+  // The retry's flush unmapped every whole free page, including the one just mapped.
+  EXPECT_EQ(raw.used(), 20 * kMiB);
+  EXPECT_EQ(get(a, "reserved_bytes.all.current"), int64_t(20 * kMiB));
+  EXPECT_EQ(get(a, "segment.all.current"), 1);
+  expect_stats_match_snapshot(a, 0);
+  a.free(x);
+  a.empty_cache();
+  EXPECT_EQ(raw.used(), 0u);
+  EXPECT_EQ(raw.reservations(), 0u);
+}
+
 TEST(ExpandableSegments, MemoryFractionCapsMappedBytes) {
   MockBackend raw(200 * kMiB);
   CachingAllocator a(0, &raw, expandable());
