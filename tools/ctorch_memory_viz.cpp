@@ -12,6 +12,7 @@
 #include <exception>
 #include <fstream>
 #include <iostream>
+#include <map>
 #include <sstream>
 #include <stdexcept>
 #include <string>
@@ -42,9 +43,10 @@ class JsonChecker {
     ws();
     if (i_ != s_.size()) fail("unexpected text after the JSON value");
   }
-  /// True when the top-level value is an object with `key` whose value starts with `kind` ('[', '{', '"', ...).
-  bool top_level_has(std::string_view key, char kind) const {
-    return top_level_keys_.find("\n" + std::string(key) + "\t" + kind + "\n") != std::string::npos;
+  /// First character of the value of `key` in the top-level object ('[', '{', '"', 't', ...); 0 when absent.
+  char top_level_kind(const std::string& key) const {
+    const auto it = top_level_keys_.find(key);
+    return it == top_level_keys_.end() ? 0 : it->second;
   }
   /// True when the top-level value is an object.
   bool top_level_is_object() const { return top_is_object_; }
@@ -139,7 +141,7 @@ class JsonChecker {
         ws();
         expect(':');
         ws();
-        if (depth == 0 && i_ < s_.size()) top_level_keys_ += key + "\t" + s_[i_] + "\n";
+        if (depth == 0 && i_ < s_.size()) top_level_keys_[key] = s_[i_];
         value(depth + 1);
         ws();
         if (i_ < s_.size() && s_[i_] == ',') {
@@ -187,7 +189,7 @@ class JsonChecker {
   std::string_view s_;
   size_t i_ = 0;
   bool top_is_object_ = false;
-  std::string top_level_keys_ = "\n";  // "\n" key "\t" first-char-of-value "\n" ...
+  std::map<std::string, char> top_level_keys_;  // key -> first character of its value
 };
 
 std::string read_file(const std::string& path) {
@@ -214,12 +216,9 @@ void validate_snapshot(const std::string& path, const std::string& text) {
   }
   const char* const hint = " (expected a memory snapshot from ctorch::cuda::memory::dump_snapshot)";
   if (!json.top_level_is_object()) throw InputError("'" + path + "' is not a JSON object" + hint);
-  if (!json.top_level_has("segments", '[')) {
-    throw InputError("'" + path + "' has no \"segments\" array" + hint);
-  }
-  if (!json.top_level_has("device_traces", '[') && json.top_level_has("device_traces", '{')) {
-    throw InputError("'" + path + "': \"device_traces\" is not an array" + hint);
-  }
+  if (json.top_level_kind("segments") != '[') throw InputError("'" + path + "' has no \"segments\" array" + hint);
+  const char traces = json.top_level_kind("device_traces");
+  if (traces != 0 && traces != '[') throw InputError("'" + path + "': \"device_traces\" is not an array" + hint);
 }
 
 /// `text` with every '<' written as \u003c: valid JSON still, and no "</script" or "<!--" in the page.

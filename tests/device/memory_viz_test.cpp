@@ -325,6 +325,7 @@ TEST_F(VizFiles, BadInputsFailWithAMessageNamingTheFile) {
       {"empty.json", "", "is not valid JSON: unexpected end of input"},
       {"no_keys.json", R"({"device_traces": [], "other": 1})", "has no \"segments\" array"},
       {"segments_not_array.json", R"({"segments": {}, "device_traces": []})", "has no \"segments\" array"},
+      {"traces_not_array.json", R"({"segments": [], "device_traces": 3})", "\"device_traces\" is not an array"},
       {"array.json", "[1, 2, 3]", "is not a JSON object"},
       {"deep.json", std::string(100000, '[') + std::string(100000, ']'), "nesting deeper than"},
   };
