@@ -94,7 +94,7 @@ class JsonChecker {
           if (i_ >= s_.size() || !std::isxdigit(static_cast<unsigned char>(s_[i_]))) fail("invalid \\u escape");
         }
         out += '?';
-      } else if (std::strchr("\"\\/bfnrt", e) != nullptr) {
+      } else if (e != '\0' && std::strchr("\"\\/bfnrt", e) != nullptr) {
         out += e;
       } else {
         --i_;

@@ -327,6 +327,8 @@ TEST_F(VizFiles, BadInputsFailWithAMessageNamingTheFile) {
       {"segments_not_array.json", R"({"segments": {}, "device_traces": []})", "has no \"segments\" array"},
       {"traces_not_array.json", R"({"segments": [], "device_traces": 3})", "\"device_traces\" is not an array"},
       {"array.json", "[1, 2, 3]", "is not a JSON object"},
+      {"bad_escape.json", R"({"segments": ["\q"]})", "invalid escape in a string"},
+      {"nul_escape.json", std::string("{\"segments\": [\"\\\0\"]}", 20), "invalid escape in a string"},
       {"deep.json", std::string(100000, '[') + std::string(100000, ']'), "nesting deeper than"},
   };
   for (const Case& c : cases) {
