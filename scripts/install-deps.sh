@@ -2,7 +2,8 @@
 # Installs the Debian packages ctorch's build, tests and benchmarks need. Idempotent; run as root.
 # Usage: scripts/install-deps.sh [--bench]   (--bench also installs libtorch-dev for comparisons)
 set -euo pipefail
-packages=(cmake g++ make libgtest-dev libgmock-dev libbenchmark-dev libopenblas-pthread-dev libopenblas-dev)
+# chromium: headless browser for the ctorch-memory-viz page tests (they skip without it).
+packages=(cmake g++ make libgtest-dev libgmock-dev libbenchmark-dev libopenblas-pthread-dev libopenblas-dev chromium)
 if [[ "${1:-}" == "--bench" ]]; then packages+=(libtorch-dev); fi
 missing=()
 for p in "${packages[@]}"; do

@@ -145,6 +145,32 @@ int main(int argc, char** argv) {
     cuda::trace::stop();
     cuda::trace::save("tour_trace.json");
     std::cout << "trace written to tour_trace.json (open it in https://ui.perfetto.dev)\n";
+
+    section("the stream sanitizer (CTORCH_CUDA_SANITIZER=1)");
+    // The same example without s.wait_stream(): the sanitizer reports the race before sum() is
+    // queued, whatever the timing, with both kernels and streams (full report on stderr).
+    cuda::enable_cuda_sanitizer();
+    Tensor C = empty({100, 100}, TensorOptions().device("cuda:0")).normal_(0.0, 1.0);
+    try {
+      auto block = cuda::stream(s);
+      Tensor D = C.sum();
+      std::cout << "unexpected: no race reported\n";
+    } catch (const cuda::CUDASanitizerErrors& e) {
+      const auto& race = e.errors().front();
+      std::cout << "unsynchronized: " << e.what() << ": " << race.current_op << " on " << cuda::Stream(race.current_stream)
+                << " may run before " << race.previous_op << " on " << cuda::Stream(race.previous_stream)
+                << " has written the tensor\n";
+    }
+    s.wait_stream(cuda::current_stream());
+    {
+      auto block = cuda::stream(s);
+      Tensor D = C.sum();
+      C.record_stream(s);  // C is freed below while s may still read it
+    }
+    std::cout << "synchronized (s.wait_stream(current_stream())): no race reported\n";
+    C = Tensor();
+    cuda::synchronize();
+    cuda::disable_cuda_sanitizer();
   }
 
   section("a device that does not exist");

@@ -7,6 +7,7 @@
 #include "ctorch/cuda_trace.h"
 #include "ctorch/cuda_memory.h"
 #include "ctorch/cuda_random.h"
+#include "ctorch/cuda_sanitizer.h"
 #include "ctorch/emulation.h"
 #include "ctorch/device.h"
 #include "ctorch/dtype.h"

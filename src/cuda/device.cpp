@@ -11,6 +11,7 @@
 #include "runtime/current.h"
 #include "runtime/device_runtime.h"
 #include "runtime/sync_debug.h"
+#include "sanitizer/hooks.h"
 #include "trace/tracer.h"
 
 namespace ctorch::cuda {
@@ -64,6 +65,7 @@ void synchronize(DeviceArg device) {
   impl::check_device_index(DeviceType::CUDA, static_cast<DeviceIndex>(idx));
   tracing::HostSpan span("synchronize");
   runtime().synchronize_device(static_cast<DeviceIndex>(idx));
+  if (sanitizer::active()) sanitizer::device_synchronize(Device(DeviceType::CUDA, static_cast<DeviceIndex>(idx)));
 }
 
 int get_sync_debug_mode() {

@@ -8,6 +8,7 @@
 #include "ctorch/error.h"
 #include "runtime/current.h"
 #include "runtime/device_runtime.h"
+#include "sanitizer/hooks.h"
 #include "trace/tracer.h"
 
 namespace ctorch::cuda {
@@ -21,6 +22,7 @@ struct EventState {
   DeviceIndex device = -1;
 
   ~EventState() {
+    if (handle && sanitizer::active()) sanitizer::event_destroy(handle);
     if (handle) runtime->destroy_event(handle);
   }
 };
@@ -66,6 +68,7 @@ void Event::record(std::optional<Stream> stream) const {
                " does not match recording stream's device ", s.device_index(), ".");
   impl::DeviceGuard guard(s.device());
   c.runtime->record_event(c.handle, s.unwrap());
+  if (sanitizer::active()) sanitizer::event_record(c.handle, s.unwrap());
 }
 
 void Event::wait(std::optional<Stream> stream) const {
@@ -74,13 +77,16 @@ void Event::wait(std::optional<Stream> stream) const {
   if (!c) return;
   impl::DeviceGuard guard(s.device());
   c->runtime->wait_event(s.unwrap(), c->handle);
+  if (sanitizer::active()) sanitizer::event_wait(c->handle, s.unwrap());
 }
 
 bool Event::query() const {
   const std::optional<Created> c = created(*state_);
   if (!c) return true;
   impl::DeviceGuard guard(Device(DeviceType::CUDA, c->device));
-  return c->runtime->query_event(c->handle);
+  const bool done = c->runtime->query_event(c->handle);
+  if (done && sanitizer::active()) sanitizer::event_synchronize(c->handle);
+  return done;
 }
 
 void Event::synchronize() const {
@@ -88,6 +94,7 @@ void Event::synchronize() const {
   if (!c) return;
   tracing::HostSpan span("Event.synchronize");
   c->runtime->synchronize_event(c->handle);
+  if (sanitizer::active()) sanitizer::event_synchronize(c->handle);
 }
 
 float Event::elapsed_time(const Event& end) const {

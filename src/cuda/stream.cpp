@@ -8,6 +8,7 @@
 #include "runtime/current.h"
 #include "runtime/device_runtime.h"
 #include "runtime/sync_debug.h"
+#include "sanitizer/hooks.h"
 #include "trace/tracer.h"
 
 namespace ctorch::cuda {
@@ -56,7 +57,9 @@ int Stream::priority() const { return native(runtime()).stream_priority(stream_)
 
 bool Stream::query() const {
   impl::DeviceGuard guard(stream_.device());
-  return runtime().query_stream(stream_);
+  const bool done = runtime().query_stream(stream_);
+  if (done && sanitizer::active()) sanitizer::stream_synchronize(stream_);
+  return done;
 }
 
 void Stream::synchronize() const {
@@ -64,6 +67,7 @@ void Stream::synchronize() const {
   impl::DeviceGuard guard(stream_.device());
   tracing::HostSpan span("Stream.synchronize");
   runtime().synchronize_stream(stream_);
+  if (sanitizer::active()) sanitizer::stream_synchronize(stream_);
 }
 
 void Stream::wait_event(const Event& event) const { event.wait(*this); }

@@ -34,9 +34,9 @@ cuda::Frame parse_symbol(const char* text) {
 
 }  // namespace
 
-FramesPtr capture_frames(int skip) {
+FramesPtr capture_frames(int skip, int max_frames) {
   void* buf[32 + 8];
-  const int n = ::backtrace(buf, std::min(32 + skip + 1, 40));
+  const int n = ::backtrace(buf, std::min(std::min(max_frames, 32) + skip + 1, 40));
   const int first = std::min(n, skip + 1);  // +1: this function
   return std::make_shared<const RawFrames>(buf + first, buf + n);
 }

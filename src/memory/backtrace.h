@@ -10,8 +10,9 @@
 
 namespace ctorch::memory {
 
-/// The calling thread's return addresses, without the innermost `skip` frames (at most 32).
-FramesPtr capture_frames(int skip);
+/// The calling thread's return addresses, without the innermost `skip` frames (at most
+/// `max_frames`, itself at most 32).
+FramesPtr capture_frames(int skip, int max_frames = 32);
 
 /// Symbolizes frames, remembering each address's Frame in `cache` across calls.
 class FrameSymbolizer {

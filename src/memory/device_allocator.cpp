@@ -10,6 +10,7 @@
 #include "memory/pluggable_allocator.h"
 #include "runtime/current.h"
 #include "runtime/device_runtime.h"
+#include "sanitizer/hooks.h"
 
 namespace ctorch::memory {
 namespace {
@@ -92,6 +93,7 @@ void warn_unimplemented_options(const AllocatorConfig& c, impl::DeviceRuntime& r
 void free_cuda_block(void* ctx) {
   auto* b = static_cast<Block*>(ctx);
   Slot* slot = g_slots[static_cast<size_t>(b->device)].load(std::memory_order_acquire);
+  if (sanitizer::active()) sanitizer::memory_freed(b->ptr, /*reusable=*/true);
   try {
     slot->allocator.free(b);
   } catch (...) {
@@ -107,6 +109,7 @@ struct RawBlock {
 
 void free_raw_block(void* ctx) {
   auto* b = static_cast<RawBlock*>(ctx);
+  if (sanitizer::active()) sanitizer::memory_freed(b->ptr, /*reusable=*/false);
   if (b->ptr) b->runtime->raw_free(b->index, b->ptr);
   delete b;
 }
@@ -161,7 +164,9 @@ bool any_cuda_caching_allocator_created() noexcept {
   return false;
 }
 
-DataPtr allocate_cuda(DeviceIndex index, size_t nbytes, Stream s) {
+namespace {
+
+DataPtr allocate_cuda_unobserved(DeviceIndex index, size_t nbytes, Stream s) {
   const Device device(DeviceType::CUDA, index);
   if (auto* p = current_pluggable()) return allocate_pluggable(*p, index, nbytes, s);
   if (cuda_caching_disabled()) {
@@ -172,6 +177,14 @@ DataPtr allocate_cuda(DeviceIndex index, size_t nbytes, Stream s) {
   if (nbytes == 0) return DataPtr(nullptr, nullptr, nullptr, device);
   Block* b = cuda_caching_allocator(index).malloc(nbytes, s);
   return DataPtr(b->ptr, b, &free_cuda_block, device);
+}
+
+}  // namespace
+
+DataPtr allocate_cuda(DeviceIndex index, size_t nbytes, Stream s) {
+  DataPtr data = allocate_cuda_unobserved(index, nbytes, s);
+  if (sanitizer::active()) sanitizer::memory_allocated(data.get(), nbytes, s);
+  return data;
 }
 
 Block* block_of(const DataPtr& data) noexcept {

@@ -4,6 +4,7 @@
 
 #include "ctorch/error.h"
 #include "memory/device_allocator.h"
+#include "sanitizer/hooks.h"
 
 namespace ctorch::cuda::memory {
 
@@ -50,6 +51,7 @@ struct PluggableBlock {
 
 void free_pluggable_block(void* ctx) {
   auto* b = static_cast<PluggableBlock*>(ctx);
+  if (sanitizer::active()) sanitizer::memory_freed(b->ptr, /*reusable=*/false);
   b->impl->free(b->ptr, b->size, b->device, b->stream);
   delete b;
 }

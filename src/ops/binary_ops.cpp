@@ -3,6 +3,7 @@
 #include "ctorch/ops.h"
 #include "ops/copy.h"
 #include "ops/elementwise.h"
+#include "sanitizer/hooks.h"
 
 namespace ctorch {
 
@@ -145,6 +146,9 @@ Tensor where(const Tensor& condition, const Tensor& x, const Tensor& y) {
   kernels::ElementwisePlan plan = ops::make_plan(out, {&c, &xc, &yc});
   char* data[kernels::kMaxOperands];
   ops::plan_data(data, out, {&c, &xc, &yc});
+  if (sanitizer::active()) {
+    sanitizer::kernel("where", {{out, nullptr, true, true}, {c, "condition"}, {xc, "self"}, {yc, "other"}});
+  }
   ops::kernels_for(device).where(dtype, plan, data, ops::stream_for(device));
   return out;
 }

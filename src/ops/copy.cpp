@@ -15,6 +15,7 @@
 #include "runtime/current.h"
 #include "runtime/device_runtime.h"
 #include "runtime/sync_debug.h"
+#include "sanitizer/hooks.h"
 #include "trace/tracer.h"
 
 namespace ctorch::ops {
@@ -30,7 +31,10 @@ namespace {
 class ScopedEvent {
  public:
   ScopedEvent(impl::DeviceRuntime& rt, DeviceIndex index) : rt_(rt), e_(rt.create_event(index, {})) {}
-  ~ScopedEvent() { rt_.destroy_event(e_); }
+  ~ScopedEvent() {
+    if (sanitizer::active()) sanitizer::event_destroy(e_);
+    rt_.destroy_event(e_);
+  }
   impl::EventHandle get() const { return e_; }
 
  private:
@@ -64,11 +68,13 @@ void host_device_copy(Tensor& dst, const Tensor& src, bool non_blocking) {
   // As memcpy_and_sync, only non_blocking=false is reported, before any work (an error leaves dst as it was).
   if (!non_blocking) impl::warn_or_error_on_sync();
   impl::DeviceGuard guard(device);
+  if (sanitizer::active()) sanitizer::kernel("copy_", stream, {{target, "self", true, true}, {source, "src"}});
   tracing::HostSpan span(blocking ? "memcpy_and_sync" : "memcpy_async");
   rt.copy_async(target.data_ptr(), to_device ? device.index() : -1, source.data_ptr(),
                 to_device ? -1 : device.index(), bytes, stream);
   if (blocking) {
     rt.synchronize_stream(stream);
+    if (sanitizer::active()) sanitizer::stream_synchronize(stream);
   } else {
     // Asynchronous: the pinned block must not be reused before the copy has run
     // (HostAllocator::record_event in Copy.cu).
@@ -92,6 +98,11 @@ void device_device_copy(Tensor& dst, const Tensor& src) {
     ScopedEvent ready(rt, dst_device.index());
     rt.record_event(ready.get(), dst_stream);
     rt.wait_event(src_stream, ready.get());
+    if (sanitizer::active()) {
+      sanitizer::event_record(ready.get(), dst_stream);
+      sanitizer::event_wait(ready.get(), src_stream);
+      sanitizer::kernel("copy_", src_stream, {{target, "self", true, true}, {source, "src"}});
+    }
     impl::DeviceGuard guard(src_device);
     rt.copy_async(target.data_ptr(), dst_device.index(), source.data_ptr(), src_device.index(),
                   static_cast<size_t>(target.nbytes()), src_stream);
@@ -99,6 +110,10 @@ void device_device_copy(Tensor& dst, const Tensor& src) {
     ScopedEvent done(rt, src_device.index());
     rt.record_event(done.get(), src_stream);
     rt.wait_event(dst_stream, done.get());
+    if (sanitizer::active()) {
+      sanitizer::event_record(done.get(), src_stream);
+      sanitizer::event_wait(done.get(), dst_stream);
+    }
   }
   if (!target.is_same(dst)) dst.copy_(target);
 }

@@ -7,6 +7,7 @@
 #include "ctorch/ops.h"
 #include "kernels/dispatch.h"
 #include "ops/copy.h"
+#include "sanitizer/hooks.h"
 
 namespace ctorch::ops {
 
@@ -343,6 +344,7 @@ Tensor binary_op_cpu_scalar(BinaryOp op, const Tensor& t, const Tensor& scalar, 
   plan_data(data, out, {&tc});
   OpArgs with_value = args;
   with_value.scalar = value;
+  if (sanitizer::active()) sanitizer::kernel(op_name(op), {{out, nullptr, true, true}, {tc, "self"}});
   kernels_for(t.device()).binary(op, common, side, plan, data, with_value, ops::stream_for(t.device()));
   return out;
 }
@@ -366,6 +368,7 @@ Tensor binary_op(BinaryOp op, const Tensor& a, const Tensor& b, const OpArgs& ar
   ElementwisePlan plan = make_plan(out, {&ac, &bc});
   char* data[kernels::kMaxOperands];
   plan_data(data, out, {&ac, &bc});
+  if (sanitizer::active()) sanitizer::kernel(op_name(op), {{out, nullptr, true, true}, {ac, "self"}, {bc, "other"}});
   kernels_for(device).binary(op, common, ScalarOperand::None, plan, data, args, ops::stream_for(device));
   return out;
 }
@@ -390,6 +393,7 @@ Tensor binary_op(BinaryOp op, const Tensor& t, const Scalar& s, ScalarOperand si
   plan_data(data, out, {&tc});
   OpArgs a = args;
   a.scalar = s;
+  if (sanitizer::active()) sanitizer::kernel(op_name(op), {{out, nullptr, true, true}, {tc, "self"}});
   kernels_for(t.device()).binary(op, common, side, plan, data, a, ops::stream_for(t.device()));
   return out;
 }
@@ -430,6 +434,7 @@ Tensor& binary_op_(BinaryOp op, Tensor& self, const Tensor& b, const OpArgs& arg
     ElementwisePlan plan = make_plan(self, {&ac, &bc});
     char* data[kernels::kMaxOperands];
     plan_data(data, self, {&ac, &bc});
+    if (sanitizer::active()) sanitizer::kernel(op_name(op), {{self, "self", true, true}, {bc, "other"}});
     kernels_for(device).binary(op, common, ScalarOperand::None, plan, data, args, ops::stream_for(device));
   }
   self.impl()->storage()->bump_version();
@@ -457,6 +462,7 @@ Tensor& binary_op_(BinaryOp op, Tensor& self, const Scalar& s, const OpArgs& arg
     plan_data(data, self, {&in});
     OpArgs a = args;
     a.scalar = s;
+    if (sanitizer::active()) sanitizer::kernel(op_name(op), {{self, "self", true, true}});
     kernels_for(self.device()).binary(op, common, ScalarOperand::Rhs, plan, data, a,
                                       ops::stream_for(self.device()));
   }
@@ -473,6 +479,7 @@ Tensor unary_op(UnaryOp op, const Tensor& t, bool to_float, const OpArgs& args) 
   ElementwisePlan plan = make_plan(out, {&in});
   char* data[kernels::kMaxOperands];
   plan_data(data, out, {&in});
+  if (sanitizer::active()) sanitizer::kernel(op_name(op), {{out, nullptr, true, true}, {in, "self"}});
   kernels_for(t.device()).unary(op, dtype, plan, data, args, ops::stream_for(t.device()));
   return out;
 }
@@ -488,6 +495,7 @@ Tensor& unary_op_(UnaryOp op, Tensor& t, bool to_float, const OpArgs& args) {
     ElementwisePlan plan = make_plan(t, {&in});
     char* data[kernels::kMaxOperands];
     plan_data(data, t, {&in});
+    if (sanitizer::active()) sanitizer::kernel(op_name(op), {{t, "self", true, true}});
     kernels_for(t.device()).unary(op, t.dtype(), plan, data, args, ops::stream_for(t.device()));
   }
   t.impl()->storage()->bump_version();

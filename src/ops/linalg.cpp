@@ -18,6 +18,7 @@
 #include "ops/copy.h"
 #include "ops/elementwise.h"
 #include "ops/kernel_table.h"
+#include "sanitizer/hooks.h"
 
 namespace ctorch {
 namespace {
@@ -159,6 +160,10 @@ void launch_gemm(const Tensor& out, IntArrayRef batch, const Tensor& a, const Te
   const Device device = out.device();
   const ops::KernelTable& kt = ops::kernels_for(device);
   CTORCH_CHECK_NOT_IMPLEMENTED(kt.gemm != nullptr, "[matmul] the backend of ", device, " has no gemm kernel yet");
+  if (sanitizer::active()) {
+    sanitizer::kernel("mm", {{out, "out", true, true}, {keep_a.defined() ? keep_a : a, "self"},
+                             {keep_b.defined() ? keep_b : b, "mat2"}});
+  }
   char* c = static_cast<char*>(out.data_ptr());
   DimVector idx(static_cast<size_t>(outer_dims), 0);
   for (;;) {

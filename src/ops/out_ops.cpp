@@ -2,6 +2,7 @@
 #include "ctorch/ops.h"
 #include "ops/copy.h"
 #include "ops/elementwise.h"
+#include "sanitizer/hooks.h"
 
 namespace ctorch {
 namespace {
@@ -23,6 +24,9 @@ Tensor& binary_out(kernels::BinaryOp op, Tensor& out, const Tensor& a, const Ten
   kernels::ElementwisePlan plan = ops::make_plan(out, {&ac, &bc});
   char* data[kernels::kMaxOperands];
   ops::plan_data(data, out, {&ac, &bc});
+  if (sanitizer::active()) {
+    sanitizer::kernel(ops::op_name(op), {{out, "out", true, true}, {ac, "self"}, {bc, "other"}});
+  }
   ops::kernels_for(device).binary(op, common, ops::ScalarOperand::None, plan, data, args,
                                   ops::stream_for(device));
   out.impl()->storage()->bump_version();

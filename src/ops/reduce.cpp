@@ -13,6 +13,7 @@
 #include "ops/copy.h"
 #include "ops/elementwise.h"
 #include "ops/kernel_table.h"
+#include "sanitizer/hooks.h"
 
 namespace ctorch::ops {
 namespace {
@@ -135,6 +136,13 @@ void require_reduce(Device device, const char* name) {
                                " has no reduction kernels yet");
 }
 
+// PyTorch's name of the op that launches `op` (for the stream sanitizer's reports).
+const char* reduce_op_name(ReduceOp op) {
+  static constexpr const char* names[] = {"sum", "mean", "prod", "max", "min", "argmax", "argmin",
+                                          "all", "any", "norm", "norm", "norm", "var"};
+  return names[static_cast<int>(op)];
+}
+
 // Runs `op` over `in`; values (may be null for argmax) and indices (indexed ops) are preallocated.
 void launch(ReduceOp op, const Tensor& in, const DimMask& mask, ScalarType out_dtype, const ReduceArgs& args,
             const Tensor* values, const Tensor* indices) {
@@ -143,6 +151,12 @@ void launch(ReduceOp op, const Tensor& in, const DimMask& mask, ScalarType out_d
   const ReducePlan plan = make_reduce_plan(in, mask, kernels::reduce_op_indexed(op));
   char* data[3] = {values ? static_cast<char*>(values->data_ptr()) : nullptr, static_cast<char*>(in.data_ptr()),
                    indices ? static_cast<char*>(indices->data_ptr()) : nullptr};
+  if (sanitizer::active()) {
+    const Tensor none;
+    sanitizer::kernel(reduce_op_name(op), {{values ? *values : none, nullptr, true, true},
+                                                    {indices ? *indices : none, nullptr, true, true},
+                                                    {in, "self"}});
+  }
   kernels_for(in.device()).reduce(op, in.dtype(), out_dtype, plan, data, args, stream_for(in.device()));
 }
 
@@ -281,6 +295,7 @@ Tensor softmax_impl(const Tensor& self, int64_t dim, std::optional<ScalarType> d
   Tensor out = empty(in.sizes(), in.options());
   if (out.numel() == 0) return out;
   char* data[2] = {static_cast<char*>(out.data_ptr()), static_cast<char*>(in.data_ptr())};
+  if (sanitizer::active()) sanitizer::kernel(log ? "_log_softmax" : "_softmax", {{out, nullptr, true, true}, {in, "self"}});
   kernels_for(in.device()).softmax(in.dtype(), log, plan, data, stream_for(in.device()));
   return out;
 }

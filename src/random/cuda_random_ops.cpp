@@ -20,6 +20,7 @@
 #include "random/cuda_generator.h"
 #include "random/distributions.h"
 #include "runtime/current.h"
+#include "sanitizer/hooks.h"
 
 namespace ctorch::impl {
 namespace {
@@ -61,6 +62,19 @@ DeviceShape device_shape(Device device) {
   return DeviceShape{p.multi_processor_count, p.max_threads_per_multi_processor};
 }
 
+// PyTorch's name of the op that launches `op`.
+const char* random_op_name(RandomOp op) {
+  switch (op) {
+    case RandomOp::Uniform: return "uniform_";
+    case RandomOp::Normal: return "normal_";
+    case RandomOp::RandomFromTo:
+    case RandomOp::RandomFull64: return "random_";
+    case RandomOp::BernoulliScalar: return "bernoulli_";
+    case RandomOp::BernoulliTensor: return "bernoulli";
+  }
+  return "random";
+}
+
 // Runs `op` over self with PyTorch's distribution_nullary_kernel grid.
 void launch_distribution(Tensor& self, RandomOp op, const RandomArgs& args, CUDAGeneratorImpl& gen) {
   const int64_t n = self.numel();
@@ -75,6 +89,7 @@ void launch_distribution(Tensor& self, RandomOp op, const RandomArgs& args, CUDA
   ops::plan_data(data, view, {});
   const ops::KernelTable& table = ops::kernels_for(device);
   const Stream stream = ops::stream_for(device);
+  if (sanitizer::active()) sanitizer::kernel(random_op_name(op), stream, {{self, "self", true, true}});
   PhiloxState state;
   {
     std::lock_guard<std::mutex> lock(gen.mutex());
@@ -129,6 +144,7 @@ Tensor cuda_bernoulli(const Tensor& p, const std::optional<Generator>& gen) {
   ops::plan_data(data, out, {&probs});
   const ops::KernelTable& table = ops::kernels_for(out.device());
   const Stream stream = ops::stream_for(out.device());
+  if (sanitizer::active()) sanitizer::kernel("bernoulli", stream, {{out, nullptr, true, true}, {probs, "self"}});
   PhiloxState state;
   {
     std::lock_guard<std::mutex> lock(g.mutex());

@@ -12,6 +12,7 @@
 #include "ops/copy.h"
 #include "ops/elementwise.h"
 #include "runtime/current.h"
+#include "sanitizer/hooks.h"
 
 namespace ctorch {
 
@@ -36,6 +37,7 @@ void Tensor::record_stream(Stream stream) const {
   CTORCH_CHECK_VALUE(stream.device().is_cuda(), "[record_stream] Expected a cuda stream, but got a stream of ",
                      stream.device());
   memory::Block* block = memory::block_of(impl_->storage()->data_ptr());
+  if (sanitizer::active()) sanitizer::record_stream(impl_->storage()->data_ptr().get(), stream);
   if (block == nullptr) return;  // empty storage or memory not from the caching allocator: ignored
   memory::cuda_caching_allocator(device().index()).record_stream(block, stream);
 }
@@ -201,6 +203,7 @@ void copy_into(Tensor& dst, const Tensor& src, bool non_blocking) {
   kernels::ElementwisePlan plan = make_plan(dst, {&source});
   char* data[kernels::kMaxOperands];
   plan_data(data, dst, {&source});
+  if (sanitizer::active()) sanitizer::kernel("copy_", {{dst, "self", true, true}, {source, "src"}});
   kernels_for(dst.device()).cast_copy(dst.dtype(), source.dtype(), plan, data, stream_for(dst.device()));
 }
 
@@ -214,6 +217,7 @@ void fill_into(Tensor& t, const Scalar& value) {
   kernels::ElementwisePlan plan = make_plan(t, {});
   char* data[kernels::kMaxOperands];
   plan_data(data, t, {});
+  if (sanitizer::active()) sanitizer::kernel("fill_", {{t, "self", true, true}});
   kernels_for(t.device()).fill(t.dtype(), plan, data, value, stream_for(t.device()));
 }
 
