@@ -389,32 +389,10 @@ TEST(CachingAllocatorPolicy, StatsKeysAndPeaks) {
 TEST(CachingAllocatorPolicy, StatisticsEqualSnapshotSumsThroughARandomWorkload) {
   MockBackend raw(256 * kMiB);
   CachingAllocator a(0, &raw, config_of("max_split_size_mb:40"));
-  std::mt19937 rng(1234);
-  std::vector<Block*> live;
-  int ooms = 0, pending_steps = 0;
-  for (int step = 0; step < 1500; ++step) {
-    const unsigned op = rng() % 10;
-    if (op < 5 || live.empty()) {
-      const size_t size = rng() % 4 == 0 ? 1 + rng() % (48 * kMiB) : 1 + rng() % (600 * kKiB);
-      try {
-        live.push_back(a.malloc(size, stream(rng() % 3)));
-      } catch (const OutOfMemoryError&) {
-        ++ooms;
-      }
-    } else if (op < 8) {
-      const size_t k = rng() % live.size();
-      if (rng() % 3 == 0) a.record_stream(live[k], stream(rng() % 4));
-      a.free(live[k]);
-      live.erase(live.begin() + static_cast<std::ptrdiff_t>(k));
-    } else if (op == 8) {
-      raw.complete(stream(rng() % 4));
-    } else if (rng() % 20 == 0) {
-      a.empty_cache();
-    }
-    expect_stats_match_snapshot(a, step);
-    if (::testing::Test::HasFailure()) break;
+  int pending_steps = 0;
+  auto [live, ooms] = run_random_workload(a, raw, 1234, [&](int) {
     pending_steps += get(a, "active.all.current") > get(a, "allocation.all.current");
-  }
+  });
   // The workload covered OOMs, flushes and pending frees.
   EXPECT_GT(ooms, 0);
   EXPECT_GT(pending_steps, 0);

@@ -6,6 +6,7 @@
 
 #include <map>
 #include <mutex>
+#include <random>
 #include <set>
 #include <string>
 #include <vector>
@@ -223,6 +224,45 @@ inline void expect_stats_match_snapshot(const CachingAllocator& a, int step) {
     EXPECT_EQ(st.at("inactive_split." + p + ".current"), split) << "step " << step << " " << p;
     EXPECT_EQ(st.at("inactive_split_bytes." + p + ".current"), split_bytes) << "step " << step << " " << p;
   }
+}
+
+/// What a random workload ended with: the blocks still live and how many mallocs ran out of memory.
+struct WorkloadResult {
+  std::vector<Block*> live;
+  int ooms = 0;
+};
+
+/// 1500 random steps of malloc (on 3 streams), free (after record_stream on 4, a third of the
+/// time), completing a stream's events and empty_cache, checking the statistics against the
+/// snapshot after each step; `after_step(step)` runs after each check. Stops at the first failure.
+template <class AfterStep>
+WorkloadResult run_random_workload(CachingAllocator& a, MockBackend& raw, unsigned seed, AfterStep after_step) {
+  std::mt19937 rng(seed);
+  WorkloadResult r;
+  for (int step = 0; step < 1500; ++step) {
+    const unsigned op = rng() % 10;
+    if (op < 5 || r.live.empty()) {
+      const size_t size = rng() % 4 == 0 ? 1 + rng() % (48 * kMiB) : 1 + rng() % (600 * kKiB);
+      try {
+        r.live.push_back(a.malloc(size, stream(rng() % 3)));
+      } catch (const OutOfMemoryError&) {
+        ++r.ooms;
+      }
+    } else if (op < 8) {
+      const size_t k = rng() % r.live.size();
+      if (rng() % 3 == 0) a.record_stream(r.live[k], stream(rng() % 4));
+      a.free(r.live[k]);
+      r.live.erase(r.live.begin() + static_cast<std::ptrdiff_t>(k));
+    } else if (op == 8) {
+      raw.complete(stream(rng() % 4));
+    } else if (rng() % 20 == 0) {
+      a.empty_cache();
+    }
+    expect_stats_match_snapshot(a, step);
+    if (::testing::Test::HasFailure()) break;
+    after_step(step);
+  }
+  return r;
 }
 
 }  // namespace ctorch::memory::test_support
