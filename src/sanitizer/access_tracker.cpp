@@ -10,12 +10,9 @@ bool inside(const Access& a, size_t begin, size_t end) { return begin <= a.begin
 
 }  // namespace
 
-AccessTracker::Allocation& AccessTracker::find_or_add(uintptr_t base) { return allocations_[base]; }
-
 void AccessTracker::allocated(uintptr_t base, size_t bytes, Stream stream, memory::FramesPtr frames) {
   Allocation a;
   a.reported = true;
-  a.bytes = bytes;
   a.stream = stream;
   a.stream_known = true;
   a.frames = std::move(frames);
@@ -66,7 +63,7 @@ void AccessTracker::freed(uintptr_t base, bool reusable, SyncState& sync) {
 }
 
 void AccessTracker::record_stream(uintptr_t base, Stream stream) {
-  Allocation& a = find_or_add(base);
+  Allocation& a = allocations_[base];  // created when the allocation was never reported
   if (std::find(a.recorded_streams.begin(), a.recorded_streams.end(), stream) == a.recorded_streams.end()) {
     a.recorded_streams.push_back(stream);
   }
@@ -88,7 +85,7 @@ void AccessTracker::check(uintptr_t base, const Access& access, SyncState& sync,
 }
 
 void AccessTracker::commit(uintptr_t base, const Access& access) {
-  Allocation& a = find_or_add(base);
+  Allocation& a = allocations_[base];  // created when the allocation was never reported
   if (!a.stream_known) {
     a.stream = access.stream;
     a.stream_known = true;

@@ -77,15 +77,12 @@ class AccessTracker {
  private:
   struct Allocation {
     bool reported = false;  // the allocation was reported (false: the sanitizer was enabled later)
-    size_t bytes = 0;
     Stream stream{Device(DeviceType::CUDA, 0), 0};
     bool stream_known = false;
     memory::FramesPtr frames;
     std::vector<Access> writes, reads;
     std::vector<Stream> recorded_streams;
   };
-  Allocation& find_or_add(uintptr_t base);
-
   std::map<uintptr_t, Allocation> allocations_;
   std::deque<Access> freed_;  // absolute ranges
 };

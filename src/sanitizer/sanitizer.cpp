@@ -28,7 +28,7 @@ State& state() {
   return *s;
 }
 
-// Frames of the hook's caller's caller (skips the hook and the op's launch helper).
+// Stack traces start at the hook's caller (capture_frames skips itself and this many more frames).
 constexpr int kSkipFrames = 1;
 
 // Note [Sanitizer stack traces]
