@@ -91,6 +91,24 @@ void CachingAllocator::pool_erase(BlockPool& pool, BlockSet::iterator it) noexce
   pool.blocks.erase(it);
 }
 
+// Note [Rekeying pooled blocks]
+// Splitting a cached block and merging a freed block into a cached neighbour change a pooled
+// block's size and address. On the cache-hit path the block usually keeps its rank among its
+// neighbours (one free block per stream and pool), so its node stays where it is and the tree is
+// not touched; otherwise the node is moved. Only the changed block is out of order in between,
+// and no tree operation runs while it is.
+void CachingAllocator::rekey(BlockPool& pool, BlockSet::iterator it) {
+  const BlockComparator less;
+  Block* b = *it;
+  b->gc_count_base = pool.get_free_blocks_call_count;
+  const auto next = std::next(it);
+  const bool ordered = (it == pool.blocks.begin() || less(*std::prev(it), b)) &&
+                       (next == pool.blocks.end() || less(b, *next));
+  if (ordered) return;
+  auto node = pool.blocks.extract(it);  // unlinking compares nothing
+  pool.blocks.insert(std::move(node));
+}
+
 // ---------------------------------------------------------------------------------------------
 // malloc
 
@@ -104,7 +122,7 @@ Block* CachingAllocator::malloc(size_t orig_size, Stream stream) {
   if (capture_alloc_.load(std::memory_order_relaxed)) context = capture_frames(1);
   std::lock_guard<std::mutex> lock(mu_);
   if (!pending_events_.empty()) process_events();
-  AllocParams p{stream, 0, 0, nullptr, nullptr, std::move(context)};
+  AllocParams p{stream, 0, 0, nullptr, nullptr, std::nullopt, std::move(context)};
   p.size = has_divisions_ ? round_size(orig_size, config_)
                           : (orig_size < kMinBlockSize ? kMinBlockSize : round_up(orig_size, kMinBlockSize));
   p.pool = p.size <= kSmallSize ? &small_blocks_ : &large_blocks_;
@@ -150,7 +168,7 @@ bool CachingAllocator::get_free_block(AllocParams& p) {
   if (p.size < config_.max_split_size && (*it)->size >= config_.max_split_size) return false;
   if (p.size >= config_.max_split_size && (*it)->size >= p.size + config_.max_non_split_rounding) return false;
   p.block = *it;
-  pool_erase(pool, it);
+  p.cached = it;  // alloc_found_block takes it out of the pool, or rekeys it when splitting
   return true;
 }
 
@@ -211,7 +229,11 @@ Block* CachingAllocator::alloc_found_block(AllocParams& p, size_t orig_size, boo
     remaining->prev = block;
     remaining->ptr += p.size;
     remaining->size -= p.size;
-    insert_into_pool(remaining);
+    if (p.cached) {
+      rekey(pool, *p.cached);
+    } else {
+      insert_into_pool(remaining);
+    }
     if (block->segment) {
       // Expandable segments are not counted as inactive splits (their free pages can be unmapped).
     } else if (already_split) {
@@ -224,7 +246,10 @@ Block* CachingAllocator::alloc_found_block(AllocParams& p, size_t orig_size, boo
         inc(stats_.inactive_split, t, 1);
       });
     }
-  } else if (already_split && !block->segment) {
+  } else if (p.cached) {
+    pool_erase(pool, *p.cached);
+  }
+  if (!split && already_split && !block->segment) {
     // An inactive split block becomes active.
     for_pool_stats(pool, [&](size_t t) {
       dec(stats_.inactive_split_bytes, t, block->size);
@@ -436,15 +461,34 @@ void CachingAllocator::free_block(Block* block) {
   const size_t requested = block->requested_size;
   BlockPool& pool = *block->pool;
   int64_t net_blocks = 0, net_bytes = 0;
-  for (Block* candidate : {block->prev, block->next}) {
-    const size_t subsumed = try_merge_blocks(block, candidate, pool);
-    if (subsumed > 0) {
-      net_blocks -= 1;
-      net_bytes -= static_cast<int64_t>(subsumed);
+  const auto absorbed = [&](size_t subsumed) {
+    if (subsumed == 0) return;
+    net_blocks -= 1;
+    net_bytes -= static_cast<int64_t>(subsumed);
+  };
+  // Next to a cached block, the freed block merges into it and that block keeps its pool node
+  // (Note [Rekeying pooled blocks]); otherwise the freed block absorbs nothing and is inserted.
+  Block* keep = can_merge(block, block->next) ? block->next : can_merge(block, block->prev) ? block->prev : nullptr;
+  if (keep == nullptr) {
+    block->requested_size = 0;
+    insert_into_pool(block);
+  } else {
+    absorbed(try_merge_blocks(block, keep == block->next ? block->prev : block->next, pool));
+    const auto it = pool.blocks.find(keep);  // while the pool is still ordered
+    absorbed(keep->size);
+    if (keep == block->next) {
+      keep->ptr = block->ptr;
+      keep->prev = block->prev;
+      if (keep->prev) keep->prev->next = keep;
+    } else {
+      keep->next = block->next;
+      if (keep->next) keep->next->prev = keep;
     }
+    keep->size += block->size;
+    delete_block(block);
+    block = keep;
+    rekey(pool, it);
   }
-  block->requested_size = 0;
-  insert_into_pool(block);
   if (block->is_split()) {
     net_blocks += 1;
     net_bytes += static_cast<int64_t>(block->size);
@@ -461,10 +505,12 @@ void CachingAllocator::free_block(Block* block) {
   });
 }
 
+bool CachingAllocator::can_merge(const Block* dst, const Block* src) {
+  return src && !src->allocated && src->event_count == 0 && src->stream_uses.empty() && src->mapped == dst->mapped;
+}
+
 size_t CachingAllocator::try_merge_blocks(Block* dst, Block* src, BlockPool& pool) {
-  if (!src || src->allocated || src->event_count > 0 || !src->stream_uses.empty() || src->mapped != dst->mapped) {
-    return 0;
-  }
+  if (!can_merge(dst, src)) return 0;
   if (dst->prev == src) {  // [src dst]
     dst->ptr = src->ptr;
     dst->prev = src->prev;

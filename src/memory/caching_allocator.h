@@ -34,6 +34,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <set>
 #include <string>
 #include <unordered_map>
@@ -341,6 +342,7 @@ class CachingAllocator {
     size_t alloc_size = 0;  // segment size if a new one is needed
     BlockPool* pool = nullptr;
     Block* block = nullptr;
+    std::optional<BlockSet::iterator> cached;  // block's node when get_free_block found it (still pooled)
     FramesPtr context;      // allocating frames (memory history)
   };
 
@@ -368,6 +370,7 @@ class CachingAllocator {
   Block* new_block();
   void delete_block(Block* b) noexcept;
   void pool_erase(BlockPool& pool, BlockSet::iterator it) noexcept;
+  void rekey(BlockPool& pool, BlockSet::iterator it);
   void free_locked(Block* block, const FramesPtr& frames);
   Block* find_allocated_locked(const void* ptr) const;
   bool get_free_block(AllocParams& p);
@@ -387,6 +390,7 @@ class CachingAllocator {
   bool should_split(const Block* block, size_t size) const;
   Block* alloc_found_block(AllocParams& p, size_t orig_size, bool split);
   void free_block(Block* block);
+  static bool can_merge(const Block* dst, const Block* src);
   size_t try_merge_blocks(Block* dst, Block* src, BlockPool& pool);
   void insert_into_pool(Block* block);
   void insert_events(Block* block);
