@@ -6,6 +6,8 @@
 //   Replay/ uses the device's allocator (PYTORCH_CUDA_ALLOC_CONF applies; by default PyTorch's
 //   native fixed-segment policy); ReplayExpandable/ an allocator of its own on the same device with
 //   expandable_segments:True (pages mapped into reserved ranges, Note [Expandable segments]).
+//   bound_2MiB_pages is the lowest reserved/allocated any allocator can reach at the driver's
+//   2 MiB mapping granularity (peak rounded up to whole pages).
 // Each benchmark runs 5 repetitions; read the _median rows.
 // - CacheHit: malloc+free of one 4 KiB block on one stream (always served from the cache).
 // - Churn: threads on their own streams allocating and freeing random sizes (1 KiB..4 MiB) with
@@ -16,6 +18,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
@@ -113,6 +116,10 @@ void bm_replay(benchmark::State& state, const Trace& t, CachingAllocator& a) {
   state.counters["ns_per_op"] = ns / (static_cast<double>(state.iterations()) * static_cast<double>(t.ops.size()));
   state.counters["ops"] = static_cast<double>(t.ops.size());
   state.counters["reserved_over_allocated"] = peak_reserved / peak_allocated;
+  // The best any allocator can do when device memory is mapped in 2 MiB units (the CUDA driver's
+  // granularity): the peak rounded up to whole 2 MiB pages, over the peak.
+  const double page = 2.0 * (1 << 20);
+  state.counters["bound_2MiB_pages"] = std::ceil(peak_allocated / page) * page / peak_allocated;
   state.counters["peak_allocated_MiB"] = peak_allocated / (1 << 20);
   state.counters["raw_calls_cold"] = raw_calls;
   const auto after = a.stats();
