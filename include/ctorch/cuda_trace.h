@@ -2,9 +2,9 @@
 // event records and waits), host synchronizations and NVTX ranges, and writes Chrome
 // trace-event JSON (open it in https://ui.perfetto.dev or chrome://tracing).
 //
-// Device work is recorded on emulated devices (each stream is a row of its device); on real CUDA
-// only the host side (NVTX, synchronizations) is recorded. Synchronize before stop() to capture
-// work still queued: tasks that finish after stop() are not recorded.
+// Each stream of a device is a row. Emulated devices report every task as it runs; on real CUDA,
+// kernels, copies and memsets are timed by events and placed when stop() waits for them. On
+// emulated devices, synchronize before stop() to capture work still queued.
 #pragma once
 
 #include <string>

@@ -24,6 +24,7 @@
 
 #include "ctorch/cuda_trace.h"
 #include "ctorch/error.h"
+#include "trace/event_timed_task.h"
 #include "trace/hooks.h"
 
 namespace ctorch::tracing {
@@ -73,6 +74,7 @@ class Tracer final : public TaskObserver {
 
   void start() {
     add_task_observer(this);
+    open_event_timed_tasks();
     std::lock_guard<std::mutex> lock(mu_);
     records_.clear();
     pending_.clear();
@@ -84,6 +86,7 @@ class Tracer final : public TaskObserver {
   }
 
   void stop() {
+    if (on()) resolve_event_timed_tasks();  // records while still on
     std::lock_guard<std::mutex> lock(mu_);
     if (!on()) return;
     const double t = now_us();
@@ -136,6 +139,16 @@ class Tracer final : public TaskObserver {
       pending_.erase(it);
     } catch (...) {  // out of memory while recording: drop the record
     }
+  }
+
+  void device_task(Stream stream, TaskKind kind, const char* name, double begin_us, double dur_us) {
+    const int pid = 1 + stream.device().index();
+    std::ostringstream args;
+    args << "\"kind\":\"" << task_kind_name(kind) << "\",\"stream_id\":" << stream.id() << ",\"timed_by\":\"events\"";
+    std::lock_guard<std::mutex> lock(mu_);
+    if (!on()) return;
+    tracks_.insert({pid, stream.id()});
+    records_.push_back({'X', name, task_kind_name(kind), begin_us, dur_us, pid, stream.id(), 0, args.str()});
   }
 
   // --- host side ---
@@ -235,6 +248,15 @@ class Tracer final : public TaskObserver {
 }  // namespace
 
 bool tracing() noexcept { return Tracer::get().on(); }
+
+double trace_now_us() noexcept { return Tracer::get().now_us(); }
+
+void record_device_task(Stream stream, TaskKind kind, const char* name, double begin_us, double dur_us) noexcept {
+  try {
+    Tracer::get().device_task(stream, kind, name, begin_us, dur_us);
+  } catch (...) {  // out of memory while recording: drop the record
+  }
+}
 
 HostSpan::HostSpan(const char* name) noexcept : name_(name) {
   Tracer& t = Tracer::get();

@@ -6,10 +6,18 @@
 #include <cstdint>
 #include <string>
 
+#include "ctorch/stream.h"
+#include "trace/hooks.h"
+
 namespace ctorch::tracing {
 
 /// True while ctorch::cuda::trace is recording.
 bool tracing() noexcept;
+/// Microseconds on the trace's clock (since start()).
+double trace_now_us() noexcept;
+/// A device task that ran on `stream` from `begin_us` for `dur_us` (trace clock), timed outside
+/// the task hooks (event_timed_task.h); dropped when not recording.
+void record_device_task(Stream stream, TaskKind kind, const char* name, double begin_us, double dur_us) noexcept;
 
 /// A span on the calling host thread ("X" event), recorded when tracing at construction.
 class HostSpan {

@@ -1,9 +1,13 @@
-// The CUDA backend's kernel table: one entry per op family, each defined in its .cu file.
+// The CUDA backend's kernel table: one entry per op family, each defined in its .cu file, served
+// timed by events while the tracer records (trace/event_timed_kernels.h).
 #include "backends/cuda/kernels.h"
 
-namespace ctorch::backends::cuda {
+#include "trace/event_timed_kernels.h"
 
-const ops::KernelTable& kernels() {
+namespace ctorch::backends::cuda {
+namespace {
+
+const ops::KernelTable& untimed_kernels() {
   static const ops::KernelTable table{
       .unary = unary,
       .binary = binary,
@@ -17,5 +21,9 @@ const ops::KernelTable& kernels() {
   };
   return table;
 }
+
+}  // namespace
+
+const ops::KernelTable& kernels() { return tracing::event_timed_kernels<&untimed_kernels>(); }
 
 }  // namespace ctorch::backends::cuda

@@ -39,6 +39,7 @@
 #include "ctorch/error.h"
 #include "memory/allocator_config.h"
 #include "ops/kernel_table.h"
+#include "trace/event_timed_task.h"
 
 namespace ctorch::backends::cuda {
 namespace {
@@ -352,6 +353,7 @@ class CudaRuntime final : public impl::DeviceRuntime,
     check_stream(s);
     ScopedDevice guard(s.device().index());
     const cudaStream_t stream = native_stream(s);
+    tracing::EventTimedTask timed(*this, s, tracing::TaskKind::Copy, "copy_async");
     if (dst_index >= 0 && src_index >= 0 && dst_index != src_index) {
       CTORCH_CUDA_CHECK(cudaMemcpyPeerAsync(dst, dst_index, src, src_index, bytes, stream));
     } else {
@@ -363,6 +365,7 @@ class CudaRuntime final : public impl::DeviceRuntime,
     if (bytes == 0) return;
     check_stream(s);
     ScopedDevice guard(s.device().index());
+    tracing::EventTimedTask timed(*this, s, tracing::TaskKind::Memset, "memset_async");
     CTORCH_CUDA_CHECK(cudaMemsetAsync(dst, value, bytes, native_stream(s)));
   }
 
