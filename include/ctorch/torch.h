@@ -2,7 +2,10 @@
 // (torch::, at::, c10::) compiles with `#include <torch/torch.h>` replaced by this header.
 #pragma once
 
+#include <cstring>
+#include <string_view>
 #include <tuple>
+#include <type_traits>
 
 #include "ctorch/ctorch.h"
 
@@ -141,6 +144,23 @@ class CUDAEvent : public ::ctorch::cuda::Event {
   CUDAEvent() : ::ctorch::cuda::Event(false) {}
   /// cudaEventCreateWithFlags flags: BlockingSync 0x1, DisableTiming 0x2, Interprocess 0x4.
   explicit CUDAEvent(unsigned int flags) : ::ctorch::cuda::Event((flags & 0x2u) == 0, (flags & 0x1u) != 0, (flags & 0x4u) != 0) {}
+  /// Opens the interprocess event behind `handle` on `device_index` (cudaIpcOpenEventHandle).
+  /// Any trivially copyable 64-byte type is accepted, so no CUDA header is needed.
+  template <class IpcHandle>
+    requires(sizeof(IpcHandle) == 64 && std::is_trivially_copyable_v<IpcHandle>)
+  CUDAEvent(::ctorch::DeviceIndex device_index, const IpcHandle* handle)
+      : ::ctorch::cuda::Event(::ctorch::cuda::Event::from_ipc_handle(
+            ::ctorch::Device(::ctorch::DeviceType::CUDA, device_index),
+            std::string_view(reinterpret_cast<const char*>(handle), sizeof(IpcHandle)))) {}
+  using ::ctorch::cuda::Event::ipc_handle;
+  /// Writes the event's cudaIpcEventHandle_t to `*handle`, creating the event on the current
+  /// device when it was never recorded.
+  template <class IpcHandle>
+    requires(sizeof(IpcHandle) == 64 && std::is_trivially_copyable_v<IpcHandle>)
+  void ipc_handle(IpcHandle* handle) const {
+    const ::ctorch::cuda::IpcEventHandle bytes = ipc_handle();
+    std::memcpy(static_cast<void*>(handle), bytes.data(), sizeof(IpcHandle));
+  }
   /// Makes future work on `stream` wait for this event (Event::wait).
   void block(const CUDAStream& stream) const { wait(stream); }
   /// Records on `stream` only if never recorded before.

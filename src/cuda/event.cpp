@@ -1,6 +1,10 @@
 // torch.cuda.Event over the runtime seam (aten/src/ATen/cuda/CUDAEvent.h, torch/cuda/streams.py):
-// the native event is created at the first record(), on the recording stream's device; before
-// that, query() is true and wait()/synchronize() are no-ops.
+// the native event is created at the first record(), on the recording stream's device (or by
+// ipc_handle(), on the current device); before that, query() is true and wait()/synchronize() are
+// no-ops. Interprocess handles go through the runtime's optional impl::EventIpc interface; an
+// event opened from a handle is a separate runtime handle, so the stream sanitizer sees its
+// records and waits apart from the original's (docs/streams.md).
+#include <cstring>
 #include <mutex>
 #include <ostream>
 
@@ -44,26 +48,67 @@ std::optional<Created> created(detail::EventState& s) {
   return Created{s.runtime, s.handle, s.device};
 }
 
+// The native event, created on `device` when it does not exist yet.
+Created create_if_needed(detail::EventState& s, DeviceIndex device) {
+  std::lock_guard<std::mutex> lock(s.mu);
+  if (!s.handle) {
+    impl::DeviceRuntime& r = impl::lazy_init(DeviceType::CUDA);
+    impl::DeviceGuard guard(Device(DeviceType::CUDA, device));
+    s.handle = r.create_event(device, s.flags);
+    s.runtime = &r;
+    s.device = device;
+  }
+  return Created{s.runtime, s.handle, s.device};
+}
+
+impl::EventIpc& require_event_ipc(impl::DeviceRuntime& r) {
+  impl::EventIpc* ipc = impl::event_ipc(r);
+  CTORCH_CHECK_NOT_IMPLEMENTED(ipc != nullptr, "[Event.ipc_handle] the CUDA runtime in use has no interprocess "
+                               "events (it does not implement impl::EventIpc)");
+  return *ipc;
+}
+
 }  // namespace
 
 Event::Event(bool enable_timing, bool blocking, bool interprocess) : state_(std::make_shared<detail::EventState>()) {
+  CTORCH_CHECK_VALUE(!(enable_timing && interprocess),
+                     "Event: interprocess=true requires enable_timing=false (CUDA refuses cudaEventInterprocess "
+                     "without cudaEventDisableTiming), but got enable_timing=true");
   state_->flags = impl::EventFlags{enable_timing, blocking, interprocess};
+}
+
+Event Event::from_ipc_handle(Device device, std::string_view handle) {
+  CTORCH_CHECK(handle.size() == impl::kIpcEventHandleSize, "cudaIpcEventHandle_t expects byte-like object of size ",
+               impl::kIpcEventHandleSize, ", but got ", handle.size());
+  CTORCH_CHECK(device.is_cuda(), "Event can only be created on CUDA devices, but got device type ", device.type());
+  impl::DeviceRuntime& r = impl::lazy_init(DeviceType::CUDA);
+  impl::EventIpc& ipc = require_event_ipc(r);
+  device = impl::ensure_has_index(device);
+  impl::check_device_index(DeviceType::CUDA, device.index());
+  impl::IpcEventBytes bytes;
+  std::memcpy(bytes.data(), handle.data(), bytes.size());
+  Event e(/*enable_timing=*/false, /*blocking=*/false, /*interprocess=*/true);
+  impl::DeviceGuard guard(device);
+  e.state_->handle = ipc.open_ipc_event(device.index(), bytes);
+  e.state_->runtime = &r;
+  e.state_->device = device.index();
+  return e;
+}
+
+IpcEventHandle Event::ipc_handle() const {
+  CTORCH_CHECK_VALUE(state_->flags.interprocess, "Event.ipc_handle() needs an event created with interprocess=true "
+                     "(cudaEventInterprocess), but this event has interprocess=false");
+  impl::DeviceRuntime& r = impl::lazy_init(DeviceType::CUDA);
+  (void)require_event_ipc(r);  // before anything is created
+  const Created c = create_if_needed(*state_, r.current_device());
+  impl::DeviceGuard guard(Device(DeviceType::CUDA, c.device));
+  const impl::IpcEventBytes bytes = require_event_ipc(*c.runtime).ipc_event_handle(c.handle);
+  return IpcEventHandle(bytes.data(), bytes.size());
 }
 
 void Event::record(std::optional<Stream> stream) const {
   const Stream s = stream ? *stream : current_stream();
-  Created c{};
-  {
-    std::lock_guard<std::mutex> lock(state_->mu);
-    if (!state_->handle) {
-      impl::DeviceRuntime& r = impl::lazy_init(DeviceType::CUDA);
-      impl::DeviceGuard guard(s.device());
-      state_->handle = r.create_event(static_cast<DeviceIndex>(s.device_index()), state_->flags);
-      state_->runtime = &r;
-      state_->device = static_cast<DeviceIndex>(s.device_index());
-    }
-    c = Created{state_->runtime, state_->handle, state_->device};
-  }
+  const Created c = create_if_needed(*state_, static_cast<DeviceIndex>(s.device_index()));
   CTORCH_CHECK(c.device == s.device_index(), "Event device ", static_cast<int>(c.device),
                " does not match recording stream's device ", s.device_index(), ".");
   impl::DeviceGuard guard(s.device());

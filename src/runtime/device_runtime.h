@@ -5,6 +5,7 @@
 // "not supported". Kernel launch is not here: launchers are templates per backend.
 #pragma once
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -168,6 +169,27 @@ class VirtualMemory {
 
 /// The VirtualMemory interface of `runtime`, or null when it has none.
 inline VirtualMemory* virtual_memory(DeviceRuntime& runtime) { return dynamic_cast<VirtualMemory*>(&runtime); }
+
+/// Bytes of an interprocess event handle (sizeof(cudaIpcEventHandle_t)).
+inline constexpr size_t kIpcEventHandleSize = 64;
+/// The bytes of an interprocess event handle, opaque outside the runtime that made them.
+using IpcEventBytes = std::array<char, kIpcEventHandleSize>;
+
+/// Optional interface of runtimes whose events can be shared between processes
+/// (cudaIpcGetEventHandle / cudaIpcOpenEventHandle). Only events created with
+/// EventFlags::interprocess (and timing disabled) have handles.
+class EventIpc {
+ public:
+  virtual ~EventIpc() = default;
+  /// The handle of `e`; throws ValueError when `e` was not created with interprocess.
+  virtual IpcEventBytes ipc_event_handle(EventHandle e) = 0;
+  /// A new event of device `index` naming the event behind `handle` (destroy it with
+  /// destroy_event); throws for an invalid index or a handle that names no live event.
+  virtual EventHandle open_ipc_event(DeviceIndex index, const IpcEventBytes& handle) = 0;
+};
+
+/// The EventIpc interface of `runtime`, or null when it has none.
+inline EventIpc* event_ipc(DeviceRuntime& runtime) { return dynamic_cast<EventIpc*>(&runtime); }
 
 /// The runtime registered for `type`, or null when none is (cuda not built or not enabled).
 DeviceRuntime* runtime_for(DeviceType type) noexcept;

@@ -1,5 +1,5 @@
-// The real CUDA runtime: impl::DeviceRuntime, impl::PeerAccess and impl::NativeStreams over the
-// CUDA runtime API, and impl::VirtualMemory over the driver's (virtual_memory.h).
+// The real CUDA runtime: impl::DeviceRuntime, impl::PeerAccess, impl::NativeStreams and
+// impl::EventIpc over the CUDA runtime API, and impl::VirtualMemory over the driver's (virtual_memory.h).
 //
 // Policy summary (spec §1.6, §1.8, §4.1, §4.3; PyTorch's c10/cuda):
 // - device_count(): cudaGetDeviceCount once per process; any error (no driver, no device, ...)
@@ -9,7 +9,8 @@
 //   first pool request, never destroyed.
 // - Events: created eagerly on their device with PyTorch's flags; an event remembers whether it
 //   was recorded, so query/synchronize/wait of an unrecorded event are no-ops (CUDAEvent.h) and
-//   elapsed_ms can give PyTorch's messages.
+//   elapsed_ms can give PyTorch's messages. Interprocess handles are cudaIpcGetEventHandle /
+//   cudaIpcOpenEventHandle; an opened event counts as recorded (its exporter's records are unknown).
 // - Memory: cudaMalloc/cudaFree (uncached; the caching allocator sits above), cudaHostAlloc for
 //   pinned memory, cudaMemcpyAsync with cudaMemcpyDefault (UVA) or cudaMemcpyPeerAsync between
 //   two devices, cudaMemsetAsync. Every call runs with the relevant device current.
@@ -25,6 +26,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cstdio>
+#include <cstring>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -147,6 +149,7 @@ CudaEvent* as_event(EventHandle e) {
 class CudaRuntime final : public impl::DeviceRuntime,
                           public impl::PeerAccess,
                           public impl::NativeStreams,
+                          public impl::EventIpc,
                           public CudaVirtualMemory {
  public:
   // identity
@@ -316,6 +319,33 @@ class CudaRuntime final : public impl::DeviceRuntime,
     float ms = 0;
     CTORCH_CUDA_CHECK(cudaEventElapsedTime(&ms, a->event, b->event));
     return ms;
+  }
+
+  // interprocess events
+  impl::IpcEventBytes ipc_event_handle(EventHandle handle) override {
+    static_assert(sizeof(cudaIpcEventHandle_t) == impl::kIpcEventHandleSize);
+    CudaEvent* e = as_event(handle);
+    CTORCH_CHECK_VALUE(e->flags.interprocess, "cudaIpcGetEventHandle needs an event created with interprocess=true "
+                       "(cudaEventInterprocess), but this one has interprocess=false");
+    ScopedDevice guard(e->device);
+    cudaIpcEventHandle_t h{};
+    CTORCH_CUDA_CHECK(cudaIpcGetEventHandle(&h, e->event));
+    impl::IpcEventBytes bytes;
+    std::memcpy(bytes.data(), &h, sizeof h);
+    return bytes;
+  }
+
+  EventHandle open_ipc_event(DeviceIndex index, const impl::IpcEventBytes& bytes) override {
+    check_index(index);
+    cudaIpcEventHandle_t h{};
+    std::memcpy(&h, bytes.data(), sizeof h);
+    auto e = std::make_unique<CudaEvent>();
+    e->device = index;
+    e->flags = impl::EventFlags{false, false, true};
+    e->recorded.store(true, std::memory_order_relaxed);
+    ScopedDevice guard(index);
+    CTORCH_CUDA_CHECK(cudaIpcOpenEventHandle(&e->event, h));
+    return e.release();
   }
 
   // memory

@@ -1,5 +1,5 @@
-// DeviceState and Topology: the per-device state of the emulated runtime, shared by runtime.cpp
-// and virtual_memory.cpp (private to backends/emulated).
+// DeviceState, Topology and EmulatedEvent: the state of the emulated runtime, shared by
+// runtime.cpp, virtual_memory.cpp and ipc_event.cpp (private to backends/emulated).
 #pragma once
 
 #include <array>
@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "backends/emulated/ipc_event.h"
 #include "backends/emulated/memory.h"
 #include "backends/emulated/runtime.h"
 #include "backends/emulated/stream_worker.h"
@@ -50,6 +51,25 @@ struct Topology {
   cuda::EmulationConfig config;
   uint64_t generation = 0;
   std::vector<std::unique_ptr<DeviceState>> devices;
+};
+
+/// What one record_event captured: a position in one stream, stamped when the worker reaches it.
+struct Record {
+  StreamWorker* worker = nullptr;
+  Ticket ticket = 0;
+  // Written by the record task before its ticket completes; read after done(ticket).
+  int64_t time_ns = 0;
+  bool failed = false;  // the stream had a sticky error when the record task ran
+  std::string error;
+};
+
+/// One event. Interprocess events keep their records in `ipc` instead of `record`.
+struct EmulatedEvent {
+  DeviceIndex device;
+  impl::EventFlags flags;
+  std::mutex mu;
+  std::shared_ptr<Record> record;        // latest record; guarded by mu
+  std::shared_ptr<IpcEventMapping> ipc;  // Note [Emulated interprocess events]; set at creation
 };
 
 /// True when `p` lies in device memory of `dev`: its arena or one of its reservations.

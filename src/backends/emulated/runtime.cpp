@@ -20,23 +20,6 @@
 
 namespace ctorch::backends::emulated {
 
-/// What one record_event captured: a position in one stream, stamped when the worker reaches it.
-struct Record {
-  StreamWorker* worker = nullptr;
-  Ticket ticket = 0;
-  // Written by the record task before its ticket completes; read after done(ticket).
-  int64_t time_ns = 0;
-  bool failed = false;  // the stream had a sticky error when the record task ran
-  std::string error;
-};
-
-struct EmulatedEvent {
-  DeviceIndex device;
-  impl::EventFlags flags;
-  std::mutex mu;
-  std::shared_ptr<Record> record;  // latest record; guarded by mu
-};
-
 namespace {
 
 std::atomic<uint64_t> g_generation{0};
@@ -429,8 +412,9 @@ void EmulatedRuntime::synchronize_device(DeviceIndex index) {
 // Events
 
 impl::EventHandle EmulatedRuntime::create_event(DeviceIndex index, impl::EventFlags flags) {
-  (void)device(index);
-  auto* e = new EmulatedEvent{index, flags, {}, nullptr};
+  DeviceState& dev = device(index);
+  std::shared_ptr<IpcEventMapping> ipc = flags.interprocess ? new_ipc_event_state(dev, flags) : nullptr;
+  auto* e = new EmulatedEvent{index, flags, {}, nullptr, std::move(ipc)};
   std::lock_guard<std::mutex> lock(events_mu_);
   events_.insert(e);
   return e;
@@ -457,6 +441,7 @@ void EmulatedRuntime::record_event(impl::EventHandle e, Stream s) {
   EmulatedEvent* ev = event(e);
   CTORCH_CHECK(s.device().is_cuda() && ev->device == s.device().index(), "Event device ", ev->device,
                " does not match recording stream's device ", s.device().index(), ".");
+  if (ev->ipc) return ipc_record(ev->ipc, s);
   auto rec = std::make_shared<Record>();
   rec->worker = &worker(s);
   rec->ticket = enqueue_internal(
@@ -482,7 +467,9 @@ std::shared_ptr<Record> latest(EmulatedEvent* ev) {
 }  // namespace
 
 void EmulatedRuntime::wait_event(Stream s, impl::EventHandle e) {
-  std::shared_ptr<Record> rec = latest(event(e));
+  EmulatedEvent* ev = event(e);
+  if (ev->ipc) return ipc_wait(s, ev->ipc);
+  std::shared_ptr<Record> rec = latest(ev);
   (void)worker(s);  // validates s
   if (!rec) return;  // never recorded: nothing to wait for (as cudaStreamWaitEvent)
   if (rec->worker->done(rec->ticket) && !rec->failed) return;
@@ -496,7 +483,9 @@ void EmulatedRuntime::wait_event(Stream s, impl::EventHandle e) {
 }
 
 bool EmulatedRuntime::query_event(impl::EventHandle e) {
-  std::shared_ptr<Record> rec = latest(event(e));
+  EmulatedEvent* ev = event(e);
+  if (ev->ipc) return ev->ipc->done(ev->ipc->recorded());
+  std::shared_ptr<Record> rec = latest(ev);
   if (!rec) return true;
   if (!rec->worker->done(rec->ticket)) return false;
   if (rec->failed) throw Error(rec->error);
@@ -504,7 +493,9 @@ bool EmulatedRuntime::query_event(impl::EventHandle e) {
 }
 
 void EmulatedRuntime::synchronize_event(impl::EventHandle e) {
-  std::shared_ptr<Record> rec = latest(event(e));
+  EmulatedEvent* ev = event(e);
+  if (ev->ipc) return ev->ipc->wait(ev->ipc->recorded());
+  std::shared_ptr<Record> rec = latest(ev);
   if (!rec) return;
   CTORCH_CHECK(StreamWorker::current() != rec->worker, "cannot synchronize an event from a task running on ",
                rec->worker->label(), ", where it was recorded (it would wait for itself)");

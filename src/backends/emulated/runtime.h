@@ -53,6 +53,7 @@ class StreamWorker;
 struct Topology;
 struct DeviceState;
 struct EmulatedEvent;
+class IpcEventMapping;
 class PinnedRegistry;
 
 /// Priority levels of the stream pools (0, -1, -2, -3) and streams per level.
@@ -65,7 +66,8 @@ inline constexpr int kMaxDevices = 64;
 class EmulatedRuntime final : public impl::DeviceRuntime,
                               public impl::PeerAccess,
                               public impl::NativeStreams,
-                              public impl::VirtualMemory {
+                              public impl::VirtualMemory,
+                              public impl::EventIpc {
  public:
   /// A runtime with no devices (configure() adds them).
   EmulatedRuntime();
@@ -145,6 +147,11 @@ class EmulatedRuntime final : public impl::DeviceRuntime,
   void unmap_pages(DeviceIndex index, void* base, size_t offset, size_t bytes) noexcept override;
   /// Waits for the device's work (except from a stream task), then frees the reservation.
   void release_address_range(DeviceIndex index, void* base) noexcept override;
+  // --- impl::EventIpc (ipc_event.cpp; Note [Emulated interprocess events]) ---
+  /// The handle of an interprocess event: its shared-memory object's name, nonce and device.
+  impl::IpcEventBytes ipc_event_handle(impl::EventHandle e) override;
+  /// Maps the shared object `handle` names as a new event of `index` (which must be its device).
+  impl::EventHandle open_ipc_event(DeviceIndex index, const impl::IpcEventBytes& handle) override;
   /// Physical bytes backing device `index` (fresh, live, and quarantined freed memory).
   size_t committed_bytes(DeviceIndex index) const;
   /// Live raw allocations on device `index`.
@@ -158,6 +165,9 @@ class EmulatedRuntime final : public impl::DeviceRuntime,
   // Every task queued on an emulated stream passes here (and through tracing::observe_task).
   uint64_t enqueue_internal(Stream s, std::function<void()> task, std::string site, bool always_run,
                             tracing::TaskKind kind);
+  // record_event / wait_event of interprocess events (ipc_event.cpp).
+  void ipc_record(const std::shared_ptr<IpcEventMapping>& m, Stream s);
+  void ipc_wait(Stream s, const std::shared_ptr<IpcEventMapping>& m);
   void drain_device(DeviceState& dev) const noexcept;
   void drain_all() const noexcept;
   void shutdown_workers() noexcept;
