@@ -23,6 +23,7 @@
 #include "ctorch/torch.h"
 #include "device/device_test.h"
 #include "device/stream_test_util.h"
+#include "test_util.h"
 
 extern char** environ;
 
@@ -87,17 +88,7 @@ bool finishes_within(std::function<void()> f, std::chrono::milliseconds timeout 
   return true;
 }
 
-template <class E, class F>
-std::string error_of(F&& f) {
-  try {
-    f();
-  } catch (const E& e) {
-    return e.what();
-  } catch (const std::exception& e) {
-    return std::string("wrong error type: ") + e.what();
-  }
-  return "no error";
-}
+using ::ctorch::testing::error_of;
 
 /// A child process running CudaEventIpcChild.Run in `mode`.
 struct Child {

@@ -13,6 +13,7 @@
 #include "device/device_test.h"
 #include "runtime/current.h"
 #include "runtime/device_runtime.h"
+#include "test_util.h"
 
 namespace ctorch {
 namespace {
@@ -23,16 +24,7 @@ constexpr int64_t kMiB = 1024 * 1024;
 
 class CudaMemory : public DeviceTest {};
 
-template <class E, class F>
-std::string error_of(F&& f) {
-  try {
-    f();
-  } catch (const E& e) {
-    return e.what();
-  }
-  ADD_FAILURE() << "expected an exception";
-  return "";
-}
+using ::ctorch::testing::error_of;
 
 TEST_P(CudaMemory, AllocatedFollowsTensorsInRoundedBlocks) {
   const int64_t base = cuda::memory_allocated(0);

@@ -20,19 +20,12 @@
 #include "ctorch/random.h"
 #include "device/device_test.h"
 #include "runtime/current.h"
+#include "test_util.h"
 
 namespace ctorch {
 namespace {
 
-template <class F>
-std::string error_of(F&& fn) {
-  try {
-    fn();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "no error";
-}
+using ::ctorch::testing::error_of;
 
 bool contains(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
 

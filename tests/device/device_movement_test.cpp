@@ -3,6 +3,7 @@
 #include <sstream>
 
 #include "device/device_test.h"
+#include "test_util.h"
 
 using namespace ctorch;
 using ctorch::testing::DeviceTest;
@@ -12,14 +13,7 @@ namespace {
 class Movement : public DeviceTest {};
 CTORCH_INSTANTIATE_CUDA_TESTS(Movement);
 
-std::string error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const std::exception& e) {
-    return e.what();
-  }
-  return "no error";
-}
+using ::ctorch::testing::error_of;
 
 }  // namespace
 

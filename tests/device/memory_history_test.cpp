@@ -14,7 +14,7 @@
 #include "ctorch/cuda_memory_snapshot.h"
 #include "ctorch/emulation.h"
 #include "ctorch/torch.h"
-#include "device/emulated_gate.h"
+#include "device/stream_test_util.h"
 #include "runtime/current.h"
 #include "runtime/device_runtime.h"
 
@@ -140,7 +140,7 @@ TEST_F(MemoryHistory, SnapshotListsSegmentsAndBlocks) {
 TEST_F(MemoryHistory, PendingFreeWhileAnotherStreamStillUsesTheBlock) {
   impl::DeviceRuntime& rt = impl::require_runtime(DeviceType::CUDA);
   const Stream side = rt.create_stream(0, 0);
-  testing::StreamGate gate;
+  testing::Gate gate;
   gate.block(side);
   {
     Tensor t = empty({256}, TensorOptions().device(Device(DeviceType::CUDA, 0)));

@@ -21,7 +21,7 @@
 #include "ctorch/cuda_stream.h"
 #include "ctorch/emulation.h"
 #include "ctorch/torch.h"
-#include "device/emulated_gate.h"
+#include "device/stream_test_util.h"
 #include "runtime/current.h"
 #include "runtime/device_runtime.h"
 #include "unit/json_lite.h"
@@ -211,7 +211,7 @@ class MemoryViz : public VizFiles {
     Tensor transient = empty({8 << 20}, opts);   // 32 MiB segment, released by empty_cache
     transient = Tensor();
     cuda::empty_cache();
-    testing::StreamGate gate;
+    testing::Gate gate;
     gate.block(side);
     {
       Tensor pending = empty({256}, opts);

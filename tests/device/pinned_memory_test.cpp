@@ -1,12 +1,12 @@
 // Pinned host memory through the caching host allocator on emulated devices: a block freed while
 // a non-blocking copy still uses it is not handed out again until the copy's event completes.
-// The copy is held back by a gate task on the stream (tests/device/emulated_gate.h).
+// The copy is held back by a gate task on the stream (tests/device/stream_test_util.h).
 #include <gtest/gtest.h>
 
 #include "ctorch/cuda_memory.h"
 #include "ctorch/emulation.h"
 #include "ctorch/torch.h"
-#include "device/emulated_gate.h"
+#include "device/stream_test_util.h"
 #include "runtime/current.h"
 #include "runtime/device_runtime.h"
 
@@ -38,7 +38,7 @@ TEST_F(PinnedMemory, BlockIsNotReusedWhileItsAsyncCopyIsPending) {
   src.fill_(3.0);
   ASSERT_TRUE(src.is_pinned());
   void* const p = src.data_ptr();
-  testing::StreamGate gate;
+  testing::Gate gate;
   gate.block(stream);
   dev.copy_(src, /*non_blocking=*/true);  // queued behind the gate: has not read src yet
   src = Tensor();                         // freed while the copy is pending
@@ -63,7 +63,7 @@ TEST_F(PinnedMemory, DeviceToHostCopyIntoPinnedMemoryHoldsTheBlock) {
   Tensor dev = full({256}, 5.0, on_cuda());
   Tensor dst = empty({256}, pinned());
   void* const p = dst.data_ptr();
-  testing::StreamGate gate;
+  testing::Gate gate;
   gate.block(stream);
   dst.copy_(dev, /*non_blocking=*/true);
   dst = Tensor();

@@ -14,21 +14,14 @@
 #include "ctorch/emulation.h"
 #include "ctorch/torch.h"
 #include "runtime/device_runtime.h"
+#include "test_util.h"
 
 namespace ctorch {
 namespace {
 
 const char* const kSo = CTORCH_TEST_PLUGGABLE_SO;
 
-template <class E, class F>
-std::string error_of(F&& f) {
-  try {
-    f();
-  } catch (const E& e) {
-    return e.what();
-  }
-  return "<no exception>";
-}
+using ::ctorch::testing::error_of;
 
 TEST(PluggableAllocator, BadLibraryOrSymbolIsAnError) {
   EXPECT_NE(error_of<Error>([] { cuda::memory::CUDAPluggableAllocator("/nonexistent/liballoc.so", "a", "f"); })

@@ -14,6 +14,7 @@
 #include "ctorch/factories.h"
 #include "ctorch/generator.h"
 #include "ctorch/random.h"
+#include "test_util.h"
 
 namespace ctorch {
 namespace {
@@ -31,15 +32,7 @@ void expect_bits(const Tensor& t, const Doubles& want) {
   }
 }
 
-template <class F>
-std::string error_of(F&& fn) {
-  try {
-    fn();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "no error";
-}
+using ::ctorch::testing::error_of;
 
 const Doubles kRand8 = {0x1.fc2ab00000000p-2, 0x1.89545e0000000p-1, 0x1.6a67500000000p-4,
                         0x1.0e66000000000p-3, 0x1.3acd0c0000000p-2, 0x1.44a5f60000000p-1,

@@ -7,24 +7,34 @@
 
 #include "backends/emulated/runtime.h"
 #include "ctorch/cuda_stream.h"
+#include "ctorch/error.h"
+#include "runtime/device_runtime.h"
 
 namespace ctorch::testing {
 
-/// Blocks streams (emulated only) until open(); opens at destruction so a failing test cannot hang.
+/// Blocks emulated streams until open(); opens at destruction so a failing test cannot hang.
 class Gate {
  public:
-  /// Queues a task on `s` that waits for open().
-  void block(const cuda::Stream& s) {
+  Gate() = default;
+  Gate(const Gate&) = delete;
+  Gate& operator=(const Gate&) = delete;
+  ~Gate() { open(); }
+
+  /// Queues a task on `s` that waits for open(); throws when the cuda runtime is not emulated.
+  void block(Stream s) {
+    auto* rt = dynamic_cast<backends::emulated::EmulatedRuntime*>(&impl::require_runtime(DeviceType::CUDA));
+    CTORCH_CHECK(rt != nullptr, "Gate needs emulated devices");
     std::shared_future<void> f = future_;
-    backends::emulated::instance().enqueue(s.unwrap(), [f] { f.wait(); }, "gate");
+    rt->enqueue(s, [f] { f.wait(); }, "gate");
   }
+  /// As block(Stream).
+  void block(const cuda::Stream& s) { block(s.unwrap()); }
   /// Releases every blocked stream.
   void open() {
     if (opened_) return;
     opened_ = true;
     promise_.set_value();
   }
-  ~Gate() { open(); }
 
  private:
   std::promise<void> promise_;

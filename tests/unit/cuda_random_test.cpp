@@ -18,6 +18,7 @@
 #include "kernels/random_functors.h"
 #include "ops/kernel_table.h"
 #include "random/cuda_generator.h"
+#include "test_util.h"
 
 namespace ctorch::impl {
 namespace {
@@ -27,15 +28,7 @@ using kernels::PhiloxBlock;
 using kernels::RandomArgs;
 using kernels::RandomOp;
 
-template <class F>
-std::string error_of(F&& fn) {
-  try {
-    fn();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "no error";
-}
+using ::ctorch::testing::error_of;
 
 bool contains(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
 

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "ctorch/ctorch.h"
+#include "test_util.h"
 
 using namespace ctorch;
 
@@ -18,18 +19,7 @@ namespace elementwise_test {
 inline const float kNaN = std::numeric_limits<float>::quiet_NaN();
 inline const float kInf = std::numeric_limits<float>::infinity();
 
-// Runs f, which must throw E (or a subclass); returns what() or a description of what went wrong.
-template <class E = Error, class F>
-std::string error_of(F&& f) {
-  try {
-    f();
-  } catch (const E& e) {
-    return e.what();
-  } catch (const std::exception& e) {
-    return std::string("wrong exception type: ") + e.what();
-  }
-  return "no error";
-}
+using ::ctorch::testing::error_of;
 
 template <class T>
 std::vector<T> values(const Tensor& t) {

@@ -9,22 +9,13 @@
 #include <vector>
 
 #include "ctorch/ctorch.h"
+#include "test_util.h"
 
 using namespace ctorch;
 
 namespace {
 
-template <class E = Error, class F>
-std::string error_of(F&& f) {
-  try {
-    f();
-  } catch (const E& e) {
-    return e.what();
-  } catch (const std::exception& e) {
-    return std::string("wrong exception type: ") + e.what();
-  }
-  return "no error";
-}
+using ::ctorch::testing::error_of;
 
 template <class T>
 std::vector<T> raw(const Tensor& t) {

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "ctorch/ctorch.h"
+#include "test_util.h"
 
 using namespace ctorch;
 
@@ -15,17 +16,7 @@ using V = std::vector<int64_t>;
 
 V vec(IntArrayRef a) { return a.vec(); }
 
-template <class E>
-std::string error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const E& e) {
-    return e.what();
-  } catch (const std::exception& e) {
-    return std::string("wrong exception type: ") + e.what();
-  }
-  return "no error";
-}
+using ::ctorch::testing::error_of;
 
 Tensor iota(IntArrayRef shape, int64_t start = 0) {
   int64_t n = 1;

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "ctorch/ctorch.h"
+#include "test_util.h"
 
 using namespace ctorch;
 
@@ -18,18 +19,7 @@ using V = std::vector<int64_t>;
 
 V vec(IntArrayRef a) { return a.vec(); }
 
-// what() of the exception of type E thrown by f, or a marker when none / another type is thrown.
-template <class E>
-std::string error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const E& e) {
-    return e.what();
-  } catch (const std::exception& e) {
-    return std::string("wrong exception type: ") + e.what();
-  }
-  return "no error";
-}
+using ::ctorch::testing::error_of;
 
 // 0, 1, ..., n-1 as int64 with the given shape.
 Tensor iota(IntArrayRef shape) {
