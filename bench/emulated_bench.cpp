@@ -13,6 +13,8 @@
 #include <ctorch/ctorch.h>
 #include <ctorch/emulation.h>
 
+#include "tiny_launch.h"
+
 namespace {
 
 using ctorch::Device;
@@ -20,23 +22,13 @@ using ctorch::Tensor;
 using ctorch::TensorOptions;
 
 constexpr int64_t kCopyBytes = int64_t{64} << 20;  // large copies: 64 MiB
-constexpr int kBatch = 256;                         // ops enqueued between synchronizations
+constexpr int kBatch = ctorch_bench::kLaunchBatch;  // ops enqueued between synchronizations
 
 const Device kCuda("cuda:0");
 
 // Enqueue cost: the calling thread's time per `a.add_(b)` on 1-element tensors, measured with
 // the clock paused around the synchronization that drains each batch.
-void enqueue_tiny_kernel(benchmark::State& s) {
-  Tensor a = ctorch::ones({1}, TensorOptions().device(kCuda)), b = ctorch::ones({1}, TensorOptions().device(kCuda));
-  ctorch::cuda::synchronize();
-  for (auto _ : s) {
-    for (int i = 0; i < kBatch; ++i) a.add_(b);
-    s.PauseTiming();
-    ctorch::cuda::synchronize();
-    s.ResumeTiming();
-  }
-  s.SetItemsProcessed(s.iterations() * kBatch);
-}
+void enqueue_tiny_kernel(benchmark::State& s) { ctorch_bench::time_tiny_launches(s); }
 
 // Throughput: the same ops including the time the stream worker needs to run them.
 void tiny_kernel_throughput(benchmark::State& s) {

@@ -14,12 +14,13 @@
 #include <ctorch/cuda_stream.h>
 #include <ctorch/emulation.h>
 
+#include "tiny_launch.h"
+
 namespace {
 
 using ctorch::Tensor;
 using ctorch::TensorOptions;
 
-constexpr int kBatch = 256;  // launches between synchronizations
 
 // Event.record() then Event.query() on an idle stream.
 void event_record_query(benchmark::State& s) {
@@ -43,15 +44,7 @@ void stream_switch(benchmark::State& s) {
 // The calling thread's time per tiny kernel launch; the drain between batches is not timed.
 void launch(benchmark::State& s, bool sanitized) {
   if (sanitized) ctorch::cuda::enable_cuda_sanitizer();
-  Tensor a = ctorch::ones({1}, TensorOptions().device("cuda:0")), b = ctorch::ones({1}, TensorOptions().device("cuda:0"));
-  ctorch::cuda::synchronize();
-  for (auto _ : s) {
-    for (int i = 0; i < kBatch; ++i) a.add_(b);
-    s.PauseTiming();
-    ctorch::cuda::synchronize();
-    s.ResumeTiming();
-  }
-  s.SetItemsProcessed(s.iterations() * kBatch);
+  ctorch_bench::time_tiny_launches(s);
   ctorch::cuda::disable_cuda_sanitizer();
 }
 void launch_plain(benchmark::State& s) { launch(s, false); }
