@@ -1,12 +1,16 @@
 // torch.cuda.Event over the runtime seam (aten/src/ATen/cuda/CUDAEvent.h, torch/cuda/streams.py):
 // the native event is created at the first record(), on the recording stream's device (or by
 // ipc_handle(), on the current device); before that, query() is true and wait()/synchronize() are
-// no-ops. Interprocess handles go through the runtime's optional impl::EventIpc interface; an
-// event opened from a handle is a separate runtime handle, so the stream sanitizer sees its
-// records and waits apart from the original's (docs/streams.md).
+// no-ops. Interprocess handles go through the runtime's optional impl::EventIpc interface. An
+// event opened in the process that made the handle is a separate runtime handle; the stream
+// sanitizer still sees one event: interprocess events share a key object with their
+// same-process copies. Records made in other processes are invisible to it (docs/streams.md).
 #include <cstring>
+#include <map>
+#include <memory>
 #include <mutex>
 #include <ostream>
+#include <string>
 
 #include "ctorch/cuda_event.h"
 #include "ctorch/error.h"
@@ -24,9 +28,13 @@ struct EventState {
   impl::DeviceRuntime* runtime = nullptr;  // the runtime that created handle
   impl::EventHandle handle = nullptr;
   DeviceIndex device = -1;
+  std::shared_ptr<const char> ipc_key;  // interprocess events: the sanitizer's key, shared with same-process copies
+
+  /// The event as the stream sanitizer knows it.
+  const void* sanitizer_key() const { return ipc_key ? ipc_key.get() : handle; }
 
   ~EventState() {
-    if (handle && sanitizer::active()) sanitizer::event_destroy(handle);
+    if (handle && !ipc_key && sanitizer::active()) sanitizer::event_destroy(handle);
     if (handle) runtime->destroy_event(handle);
   }
 };
@@ -39,13 +47,41 @@ struct Created {
   impl::DeviceRuntime* runtime;
   impl::EventHandle handle;
   DeviceIndex device;
+  const void* key;  // for the stream sanitizer
 };
 
 // The native event, or nullopt before the first record.
 std::optional<Created> created(detail::EventState& s) {
   std::lock_guard<std::mutex> lock(s.mu);
   if (!s.handle) return std::nullopt;
-  return Created{s.runtime, s.handle, s.device};
+  return Created{s.runtime, s.handle, s.device, s.sanitizer_key()};
+}
+
+// A sanitizer key for an interprocess event; the sanitizer forgets the event with its last holder.
+std::shared_ptr<const char> new_ipc_key() {
+  return std::shared_ptr<const char>(new char(0), [](const char* key) {
+    if (sanitizer::active()) sanitizer::event_destroy(key);
+    delete key;
+  });
+}
+
+// Sanitizer keys of the events whose ipc_handle() this process handed out, by handle bytes
+// (expired entries are purged at the next registration).
+std::mutex g_ipc_mu;
+std::map<std::string, std::weak_ptr<const char>> g_ipc_keys;
+
+void register_ipc_key(const std::string& bytes, const std::shared_ptr<const char>& key) {
+  std::lock_guard<std::mutex> lock(g_ipc_mu);
+  std::erase_if(g_ipc_keys, [](const auto& entry) { return entry.second.expired(); });
+  g_ipc_keys[bytes] = key;
+}
+
+// The key of the same-process event behind `bytes`, else a new one.
+std::shared_ptr<const char> ipc_key_of(const std::string& bytes) {
+  std::lock_guard<std::mutex> lock(g_ipc_mu);
+  auto it = g_ipc_keys.find(bytes);
+  std::shared_ptr<const char> key = it == g_ipc_keys.end() ? nullptr : it->second.lock();
+  return key ? key : new_ipc_key();
 }
 
 // The native event, created on `device` when it does not exist yet.
@@ -57,8 +93,9 @@ Created create_if_needed(detail::EventState& s, DeviceIndex device) {
     s.handle = r.create_event(device, s.flags);
     s.runtime = &r;
     s.device = device;
+    if (s.flags.interprocess) s.ipc_key = new_ipc_key();
   }
-  return Created{s.runtime, s.handle, s.device};
+  return Created{s.runtime, s.handle, s.device, s.sanitizer_key()};
 }
 
 impl::EventIpc& require_event_ipc(impl::DeviceRuntime& r) {
@@ -92,6 +129,7 @@ Event Event::from_ipc_handle(Device device, std::string_view handle) {
   e.state_->handle = ipc.open_ipc_event(device.index(), bytes);
   e.state_->runtime = &r;
   e.state_->device = device.index();
+  e.state_->ipc_key = ipc_key_of(std::string(handle));
   return e;
 }
 
@@ -103,7 +141,12 @@ IpcEventHandle Event::ipc_handle() const {
   const Created c = create_if_needed(*state_, r.current_device());
   impl::DeviceGuard guard(Device(DeviceType::CUDA, c.device));
   const impl::IpcEventBytes bytes = require_event_ipc(*c.runtime).ipc_event_handle(c.handle);
-  return IpcEventHandle(bytes.data(), bytes.size());
+  IpcEventHandle h(bytes.data(), bytes.size());
+  {
+    std::lock_guard<std::mutex> lock(state_->mu);
+    register_ipc_key(h, state_->ipc_key);
+  }
+  return h;
 }
 
 void Event::record(std::optional<Stream> stream) const {
@@ -113,7 +156,7 @@ void Event::record(std::optional<Stream> stream) const {
                " does not match recording stream's device ", s.device_index(), ".");
   impl::DeviceGuard guard(s.device());
   c.runtime->record_event(c.handle, s.unwrap());
-  if (sanitizer::active()) sanitizer::event_record(c.handle, s.unwrap());
+  if (sanitizer::active()) sanitizer::event_record(c.key, s.unwrap());
 }
 
 void Event::wait(std::optional<Stream> stream) const {
@@ -122,7 +165,7 @@ void Event::wait(std::optional<Stream> stream) const {
   if (!c) return;
   impl::DeviceGuard guard(s.device());
   c->runtime->wait_event(s.unwrap(), c->handle);
-  if (sanitizer::active()) sanitizer::event_wait(c->handle, s.unwrap());
+  if (sanitizer::active()) sanitizer::event_wait(c->key, s.unwrap());
 }
 
 bool Event::query() const {
@@ -130,7 +173,7 @@ bool Event::query() const {
   if (!c) return true;
   impl::DeviceGuard guard(Device(DeviceType::CUDA, c->device));
   const bool done = c->runtime->query_event(c->handle);
-  if (done && sanitizer::active()) sanitizer::event_synchronize(c->handle);
+  if (done && sanitizer::active()) sanitizer::event_synchronize(c->key);
   return done;
 }
 
@@ -139,7 +182,7 @@ void Event::synchronize() const {
   if (!c) return;
   tracing::HostSpan span("Event.synchronize");
   c->runtime->synchronize_event(c->handle);
-  if (sanitizer::active()) sanitizer::event_synchronize(c->handle);
+  if (sanitizer::active()) sanitizer::event_synchronize(c->key);
 }
 
 float Event::elapsed_time(const Event& end) const {

@@ -129,6 +129,34 @@ TEST_P(CudaSanitizerTest, EventWaitOrdersTheSideStream) {
   EXPECT_EQ(races[0].previous_op, "mul");
 }
 
+// An interprocess event opened in the process that made it is the same event to the sanitizer:
+// a record through one handle orders a wait through the other.
+TEST_P(CudaSanitizerTest, SameProcessIpcCopiesAreOneEvent) {
+  if (!impl::event_ipc(impl::require_runtime(DeviceType::CUDA))) GTEST_SKIP() << "runtime without event IPC";
+  const cuda::Stream s;
+  Tensor a = ones({8}, on_device());
+  cuda::Event original(false, false, /*interprocess=*/true);
+  const cuda::Event copy = cuda::Event::from_ipc_handle(Device("cuda:0"), original.ipc_handle());
+  original.record();
+  {
+    cuda::StreamContext ctx(s);
+    copy.wait();
+    EXPECT_NO_THROW(a.mul_(2)) << "ordered after the default stream's fill through the copy";
+  }
+  copy.record(s);
+  original.wait();
+  EXPECT_NO_THROW(a.add_(1)) << "the default stream waits for s through the original";
+  {
+    // A copy of another (never recorded) event orders nothing.
+    cuda::Event other(false, false, true);
+    const cuda::Event unrelated = cuda::Event::from_ipc_handle(Device("cuda:0"), other.ipc_handle());
+    cuda::StreamContext ctx(s);
+    unrelated.wait();
+    EXPECT_EQ(races_of([&] { a.mul_(2); }).size(), 1u) << "s never waited for the default stream's add_";
+  }
+  EXPECT_EQ(a.sum().item<double>(), 24.0) << "(1 * 2 + 1) * 8; the racing mul_ was not launched";
+}
+
 TEST_P(CudaSanitizerTest, WriteAfterReadOnAnotherStreamIsARace) {
   const cuda::Stream s;
   Tensor a = ones({8}, on_device());
