@@ -8,6 +8,7 @@
 #include <iostream>
 #include <mutex>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "ctorch/error.h"
@@ -147,6 +148,16 @@ void free_locked(std::unordered_map<void*, PtrUsage>::iterator it) {
   g_ptrs.erase(it);
 }
 
+// (index, runtime) of the initialized devices.
+std::vector<std::pair<DeviceIndex, impl::DeviceRuntime*>> initialized_devices() {
+  std::vector<std::pair<DeviceIndex, impl::DeviceRuntime*>> out;
+  std::lock_guard<std::mutex> lock(g_mutex);
+  for (size_t i = 0; i < g_devices.size(); ++i) {
+    if (g_devices[i].initialized) out.emplace_back(static_cast<DeviceIndex>(i), g_devices[i].runtime);
+  }
+  return out;
+}
+
 void free_async_data(void* ctx) {
   if (sanitizer::active()) sanitizer::memory_freed(ctx, /*reusable=*/true);
   try {
@@ -229,16 +240,14 @@ void MallocAsyncAllocator::reset_accumulated_stats(DeviceIndex index) {
 }
 
 void MallocAsyncAllocator::empty_cache() {
-  std::lock_guard<std::mutex> lock(g_mutex);
-  for (size_t i = 0; i < g_devices.size(); ++i) {
-    const DeviceSlot& d = g_devices[i];
-    if (!d.initialized || d.runtime != impl::runtime_for(DeviceType::CUDA)) continue;
-    const auto index = static_cast<DeviceIndex>(i);
+  // g_mutex is not held while synchronizing: a deleter running on a stream's thread may need it.
+  for (const auto& [index, rt] : initialized_devices()) {
+    if (rt != impl::runtime_for(DeviceType::CUDA)) continue;
     try {
-      d.runtime->synchronize_device(index);  // unchecked in PyTorch: a sticky error surfaces later
+      rt->synchronize_device(index);  // unchecked in PyTorch: a sticky error surfaces later
     } catch (const Error&) {
     }
-    pool_api(*d.runtime).trim_pool_to(index, 0);
+    pool_api(*rt).trim_pool_to(index, 0);
   }
 }
 
@@ -254,22 +263,27 @@ void MallocAsyncAllocator::set_memory_fraction(double fraction, DeviceIndex inde
 bool MallocAsyncAllocator::initialized() const noexcept { return g_initialized.load(std::memory_order_acquire); }
 
 void MallocAsyncAllocator::reset() noexcept {
+  try {
+    for (const auto& [index, rt] : initialized_devices()) {
+      try {
+        rt->synchronize_device(index);
+      } catch (...) {
+      }
+      try {
+        pool_api(*rt).trim_pool_to(index, 0);
+      } catch (...) {
+      }
+    }
+  } catch (...) {
+    // Only the copy of the device list can fail (bad_alloc): nothing was changed.
+  }
   std::lock_guard<std::mutex> lock(g_mutex);
   for (size_t i = 0; i < g_devices.size(); ++i) {
     DeviceSlot& d = g_devices[i];
-    if (!d.initialized) continue;
     const auto index = static_cast<DeviceIndex>(i);
-    try {
-      d.runtime->synchronize_device(index);
-    } catch (...) {
-    }
-    try {
-      pool_api(*d.runtime).trim_pool_to(index, 0);
-    } catch (...) {
-    }
     const bool live = std::any_of(g_ptrs.begin(), g_ptrs.end(),
                                   [&](const auto& p) { return p.second.creation.device().index() == index; });
-    if (!live) d = DeviceSlot{};  // set up again, for the new runtime, at the next use
+    if (d.initialized && !live) d = DeviceSlot{};  // set up again, for the new runtime, at the next use
   }
 }
 

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <cstdlib>
 #include <string>
 
 #include "ctorch/cuda_memory.h"
@@ -180,6 +181,30 @@ TEST_F(MallocAsyncSmallDevice, OomHasPyTorchsMessageAndTheDeviceStaysUsable) {
   cuda::empty_cache();
   EXPECT_EQ(cuda::memory_reserved(0), 0);
   EXPECT_EQ(cuda::mem_get_info(0).first, size_t(64 * kMiB));  // nothing leaked
+}
+
+// The choice is made from the variable at the first allocation, with PyTorch's warning for the
+// native-only options; it runs in a re-executed child process (death-test machinery).
+TEST(MallocAsyncEnvironment, ChosenFromTheConfigWithPyTorchsWarningForNativeOptions) {
+  if (cuda::device_count() > 0 && !cuda::is_emulated()) GTEST_SKIP() << "a real CUDA runtime is in use";
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  const char* previous = std::getenv("PYTORCH_CUDA_ALLOC_CONF");
+  const std::string saved = previous ? previous : "";
+  setenv("PYTORCH_CUDA_ALLOC_CONF", "backend:cudaMallocAsync,max_split_size_mb:64", 1);
+  auto check = [] {
+    testing::use_emulated_devices(1);
+    Tensor t = full({1000}, 2.0, TensorOptions().device(Device(DeviceType::CUDA, 0)));
+    return cuda::get_allocator_backend() == "cudaMallocAsync" && cuda::memory_allocated(0) >= 4000 &&
+           cuda::memory_stats(0).at("max_split_size") == 0 && t.sum().item<float>() == 2000.0f;
+  };
+  EXPECT_EXIT(std::exit(check() ? 0 : 1), ::testing::ExitedWithCode(0),
+              "backend:cudaMallocAsync ignores max_split_size_mb,roundup_power2_divisions, and "
+              "garbage_collect_threshold\\.");
+  if (previous) {
+    setenv("PYTORCH_CUDA_ALLOC_CONF", saved.c_str(), 1);
+  } else {
+    unsetenv("PYTORCH_CUDA_ALLOC_CONF");
+  }
 }
 
 }  // namespace
