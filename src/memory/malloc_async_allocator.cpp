@@ -216,7 +216,9 @@ DeviceStats MallocAsyncAllocator::stats(DeviceIndex index) {
   {
     std::lock_guard<std::mutex> lock(g_mutex);
     const DeviceSlot& d = g_devices[static_cast<size_t>(index)];
-    if (d.initialized) a = pool_api(*d.runtime).pool_attributes(index);
+    if (d.initialized && d.runtime == impl::runtime_for(DeviceType::CUDA)) {
+      a = pool_api(*d.runtime).pool_attributes(index);
+    }
   }
   DeviceStats s;
   s.max_split_size = 0;  // PyTorch leaves DeviceStats' default for this backend
