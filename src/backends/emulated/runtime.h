@@ -150,7 +150,7 @@ class EmulatedRuntime final : public impl::DeviceRuntime,
   // --- impl::StreamOrderedMemory (stream_ordered_memory.cpp; Note [Emulated stream-ordered memory]) ---
   /// A block of the device's pool for stream `s` (of the same device); null when it does not fit.
   void* allocate_async(DeviceIndex index, size_t bytes, Stream s) override;
-  /// Queues the free on `s` (which poisons the block); throws for a pointer the pool did not hand out.
+  /// Queues the free on `s`; throws for a pointer the pool did not hand out.
   void free_async(DeviceIndex index, void* ptr, Stream s) override;
   /// The pool's used and reserved bytes and their peaks.
   impl::PoolAttributes pool_attributes(DeviceIndex index) override;

@@ -5,7 +5,6 @@
 #include <algorithm>
 #include <cinttypes>
 #include <cstdio>
-#include <cstring>
 #include <vector>
 
 #include "backends/emulated/device_state.h"
@@ -100,16 +99,12 @@ void StreamOrderedPool::undo_allocate(void* ptr, FreeMark mark) noexcept {
   it->second.mark = mark;
 }
 
-bool StreamOrderedPool::begin_free(const void* ptr, char** alias, size_t* bytes) {
+bool StreamOrderedPool::begin_free(const void* ptr) {
   std::lock_guard<std::mutex> lock(mu_);
   auto it = blocks_.find(reinterpret_cast<uintptr_t>(ptr));
   if (it == blocks_.end() || it->second.state != State::kLive) return false;
-  const Lookup l = arena_->lookup(ptr, it->second.size);
-  if (!l.ok) return false;
   it->second.state = State::kFreeing;
   used_ -= it->second.size;
-  *alias = l.alias;
-  *bytes = it->second.size;
   return true;
 }
 
@@ -216,15 +211,13 @@ void EmulatedRuntime::free_async(DeviceIndex index, void* ptr, Stream s) {
   DeviceState& dev = device(index);
   check_stream_device("free_async", index, s);
   StreamWorker& w = worker(s);
-  char* alias = nullptr;
-  size_t bytes = 0;
-  CTORCH_CHECK(dev.pool->begin_free(ptr, &alias, &bytes), "CUDA error: invalid argument (emulated free_async on cuda:",
+  CTORCH_CHECK(dev.pool->begin_free(ptr), "CUDA error: invalid argument (emulated free_async on cuda:",
                static_cast<int>(index), ": ", hex(ptr), " is not an allocation of the device's memory pool; double free?)");
   Ticket t = 0;
   try {
-    t = enqueue_internal(
-        s, [alias, bytes] { std::memset(alias, kPoisonByte, bytes); }, "free_async", /*always_run=*/true,
-        tracing::TaskKind::Memset);
+    // A marker only: the free writes nothing (as on a GPU), so a stream still reading the block
+    // without record_stream sees its old data rather than a host data race with a poison fill.
+    t = enqueue_internal(s, [] {}, "free_async", /*always_run=*/true, tracing::TaskKind::RecordEvent);
   } catch (...) {
     dev.pool->abort_free(ptr);
     throw;

@@ -10,8 +10,10 @@
 // - used = bytes of blocks handed out and not yet passed to free_async (it drops at the
 //   free_async call); reserved = bytes of every block the pool holds, cached ones included.
 //   used_high / reserved_high follow them until reset_pool_peaks.
-// - free_async(ptr, S) queues a task on S that poisons the block (kPoisonByte) and remembers
-//   (S's worker, that task's ticket). The block is reusable at once by later allocate_async calls
+// - free_async(ptr, S) queues a marker task on S and remembers (S's worker, its ticket). The free
+//   writes nothing, as on a GPU: poisoning it there would race (on the host) with a stream that
+//   still reads the block without record_stream, a bug PyTorch's rules leave to the user. Blocks
+//   going back to the device are poisoned by the Arena. The block is reusable at once by later allocate_async calls
 //   on S (stream order: their work runs after the free), and by other streams only after the
 //   free task has run (cudaMemPoolReuseAllowOpportunistic). Event dependencies between streams are
 //   not followed (cudaMemPoolReuseFollowEventDependencies is not modelled).
@@ -23,8 +25,7 @@
 //   first) until at most n bytes stay reserved, and synchronize_device does the same down to the
 //   release threshold (default 0, as the driver's default pool; PyTorch sets UINT64_MAX).
 // - translate() sees pool blocks as live Arena allocations, cached or not: as with the caching
-//   allocator's segments, a use after free_async of a block still in the pool is not caught
-//   (it reads the poison pattern).
+//   allocator's segments, a use after free_async of a block still in the pool is not caught.
 #pragma once
 
 #include <cstddef>
@@ -68,8 +69,8 @@ class StreamOrderedPool {
   /// Undoes an allocate() that had to wait for `mark` (queueing the wait failed); must not throw.
   void undo_allocate(void* ptr, FreeMark mark) noexcept;
   /// Starts freeing a handed-out block: false (nothing done) when `ptr` is not one. On success the
-  /// block is unusable until end_free() or abort_free(); `alias` and `bytes` describe it.
-  bool begin_free(const void* ptr, char** alias, size_t* bytes);
+  /// block is unusable until end_free() or abort_free().
+  bool begin_free(const void* ptr);
   /// Finishes a free queued at `mark`.
   void end_free(const void* ptr, FreeMark mark) noexcept;
   /// Undoes begin_free() (queueing the free failed).
