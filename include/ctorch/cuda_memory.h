@@ -50,7 +50,8 @@ double get_per_process_memory_fraction(DeviceArg device = {});
 void* caching_allocator_alloc(int64_t size, DeviceArg device = {}, std::optional<Stream> stream = std::nullopt);
 /// Frees memory from caching_allocator_alloc; throws "invalid device pointer" for anything else.
 void caching_allocator_delete(void* ptr);
-/// The allocator backend in use: "native", or "pluggable" after change_current_allocator.
+/// The allocator backend in use: "native", "cudaMallocAsync" (PYTORCH_CUDA_ALLOC_CONF=backend:cudaMallocAsync),
+/// or "pluggable" after change_current_allocator.
 std::string get_allocator_backend();
 /// Statistics of the pinned host memory cache, flattened and sorted (torch.cuda.host_memory_stats):
 /// allocations/allocated_bytes/active_requests/active_bytes.{current,peak,allocated,freed},

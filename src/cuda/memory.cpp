@@ -1,4 +1,6 @@
-// torch.cuda memory API over the device caching allocators (src/memory/device_allocator.h).
+// torch.cuda memory API over the allocator backend in use: a pluggable allocator
+// (memory/pluggable_allocator.h), cudaMallocAsync (memory/malloc_async_allocator.h), or the native
+// caching allocators (memory/device_allocator.h), checked in that order.
 #include "ctorch/cuda_memory.h"
 
 #include <unistd.h>
@@ -7,6 +9,7 @@
 
 #include "ctorch/error.h"
 #include "memory/device_allocator.h"
+#include "memory/malloc_async_allocator.h"
 #include "memory/memory_summary.h"
 #include "memory/pinned_allocator.h"
 #include "memory/pluggable_allocator.h"
@@ -38,11 +41,18 @@ int64_t stat(const DeviceArg& device, const char* key) {
   return it == stats.end() ? 0 : it->second;
 }
 
+// The statistics of the backend in use (getDeviceStats).
+mem::DeviceStats device_stats(DeviceIndex idx) {
+  if (auto* a = mem::malloc_async_backend()) return a->stats(idx);
+  mem::check_native_allocator("getDeviceStats");
+  return mem::cuda_caching_allocator(idx).stats();
+}
+
 }  // namespace
 
 std::map<std::string, int64_t> memory_stats(DeviceArg device) {
   if (!is_initialized()) return {};
-  return mem::flatten_stats(allocator(device).stats());
+  return mem::flatten_stats(device_stats(allocator_index(device)));
 }
 
 int64_t memory_allocated(DeviceArg device) { return stat(device, "allocated_bytes.all.current"); }
@@ -52,10 +62,14 @@ int64_t max_memory_reserved(DeviceArg device) { return stat(device, "reserved_by
 int64_t memory_cached(DeviceArg device) { return memory_reserved(device); }
 int64_t max_memory_cached(DeviceArg device) { return max_memory_reserved(device); }
 
-void reset_peak_memory_stats(DeviceArg device) { allocator(device, true, "resetPeakStats").reset_peak_stats(); }
+void reset_peak_memory_stats(DeviceArg device) {
+  if (auto* a = mem::malloc_async_backend()) return a->reset_peak_stats(allocator_index(device));
+  allocator(device, true, "resetPeakStats").reset_peak_stats();
+}
 void reset_max_memory_allocated(DeviceArg device) { reset_peak_memory_stats(device); }
 void reset_max_memory_cached(DeviceArg device) { reset_peak_memory_stats(device); }
 void reset_accumulated_memory_stats(DeviceArg device) {
+  if (auto* a = mem::malloc_async_backend()) return a->reset_accumulated_stats(allocator_index(device));
   allocator(device, true, "resetAccumulatedStats").reset_accumulated_stats();
 }
 
@@ -65,6 +79,7 @@ void empty_cache() {
     return;
   }
   if (!is_initialized()) return;
+  if (auto* a = mem::malloc_async_backend()) return a->empty_cache();
   const int count = device_count();
   for (int i = 0; i < count; ++i) {
     if (mem::CachingAllocator* a = mem::existing_cuda_caching_allocator(static_cast<DeviceIndex>(i))) {
@@ -78,12 +93,15 @@ void set_per_process_memory_fraction(double fraction, DeviceArg device) {
   const DeviceIndex idx = allocator_index(device, /*optional=*/false);
   CTORCH_CHECK_VALUE(fraction >= 0.0 && fraction <= 1.0, "Invalid fraction value: ", fraction,
                      ". Allowed range: 0~1");
+  if (auto* a = mem::malloc_async_backend()) return a->set_memory_fraction(fraction, idx);
   mem::check_native_allocator("setMemoryFraction");
   mem::cuda_caching_allocator(idx).set_memory_fraction(fraction);
 }
 
 double get_per_process_memory_fraction(DeviceArg device) {
   impl::lazy_init(DeviceType::CUDA);
+  CTORCH_CHECK(mem::malloc_async_backend() == nullptr, "cudaMallocAsync does not yet support getMemoryFraction. If "
+               "you need it, please file an issue describing your use case.");
   return allocator(device, /*optional=*/false, "getMemoryFraction").memory_fraction();
 }
 
@@ -94,6 +112,7 @@ void* caching_allocator_alloc(int64_t size, DeviceArg device, std::optional<Stre
   const Stream s = stream ? *stream : impl::current_stream(Device(DeviceType::CUDA, idx));
   if (size == 0) return nullptr;
   if (auto* p = mem::current_pluggable()) return mem::pluggable_raw_alloc(*p, idx, static_cast<size_t>(size), s);
+  if (auto* a = mem::malloc_async_backend()) return a->raw_alloc(idx, static_cast<size_t>(size), s);
   CTORCH_CHECK(!mem::cuda_caching_disabled(),
                "caching_allocator_alloc: the caching allocator is disabled (PYTORCH_NO_CUDA_MEMORY_CACHING)");
   return mem::cuda_caching_allocator(idx).raw_alloc(static_cast<size_t>(size), s);
@@ -102,6 +121,7 @@ void* caching_allocator_alloc(int64_t size, DeviceArg device, std::optional<Stre
 void caching_allocator_delete(void* ptr) {
   if (ptr == nullptr) return;
   if (auto* p = mem::current_pluggable()) return mem::pluggable_raw_free(*p, ptr);
+  if (auto* a = mem::malloc_async_backend()) return a->raw_delete(ptr);
   if (is_initialized()) {
     const int count = device_count();
     for (int i = 0; i < count; ++i) {
@@ -113,15 +133,23 @@ void caching_allocator_delete(void* ptr) {
   CTORCH_CHECK(false, "invalid device pointer: ", ptr);
 }
 
-std::string get_allocator_backend() { return mem::current_pluggable() ? "pluggable" : "native"; }
+std::string get_allocator_backend() {
+  if (mem::current_pluggable()) return "pluggable";
+  return mem::malloc_async_backend() ? "cudaMallocAsync" : "native";
+}
 
 std::string list_gpu_processes(DeviceArg device) {
   const DeviceIndex idx = allocator_index(device);
   std::string out = detail::str_cat("GPU:", static_cast<int>(idx));
   // No NVML: the one process ctorch can see is this one, holding what its allocator reserved.
-  const mem::CachingAllocator* a = mem::current_pluggable() ? nullptr : mem::existing_cuda_caching_allocator(idx);
-  const int64_t reserved =
-      a ? a->stats().reserved_bytes[static_cast<size_t>(mem::StatType::kAggregate)].current : 0;
+  int64_t reserved = 0;
+  constexpr auto kAll = static_cast<size_t>(mem::StatType::kAggregate);
+  if (auto* async = mem::malloc_async_backend()) {
+    reserved = async->stats(idx).reserved_bytes[kAll].current;
+  } else if (const mem::CachingAllocator* a =
+                 mem::current_pluggable() ? nullptr : mem::existing_cuda_caching_allocator(idx)) {
+    reserved = a->stats().reserved_bytes[kAll].current;
+  }
   if (reserved == 0) return out + "\nno processes are running";
   char buf[96];
   std::snprintf(buf, sizeof buf, "\nprocess %10d uses %12.3f MB GPU memory", static_cast<int>(::getpid()),
@@ -150,9 +178,7 @@ void reset_accumulated_host_memory_stats() {
 
 std::string memory_summary(DeviceArg device, bool abbreviated) {
   const DeviceIndex idx = allocator_index(device);
-  mem::check_native_allocator("getDeviceStats");
-  return mem::format_memory_summary(mem::flatten_stats(mem::cuda_caching_allocator(idx).stats()), idx,
-                                       abbreviated);
+  return mem::format_memory_summary(mem::flatten_stats(device_stats(idx)), idx, abbreviated);
 }
 
 }  // namespace ctorch::cuda

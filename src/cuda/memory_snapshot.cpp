@@ -2,12 +2,14 @@
 #include <cinttypes>
 #include <cstdio>
 #include <fstream>
+#include <string_view>
 
 #include "ctorch/cuda.h"
 #include "ctorch/cuda_memory_snapshot.h"
 #include "ctorch/error.h"
 #include "memory/backtrace.h"
 #include "memory/device_allocator.h"
+#include "memory/malloc_async_allocator.h"
 #include "memory/pluggable_allocator.h"
 #include "runtime/current.h"
 
@@ -42,6 +44,13 @@ namespace {
 // The allocators of the current runtime's devices (creating them: a snapshot initializes CUDA).
 std::vector<::ctorch::memory::CachingAllocator*> allocators(const char* what) {
   ::ctorch::memory::check_native_allocator(what);
+  if (::ctorch::memory::malloc_async_backend() != nullptr) {
+    CTORCH_CHECK(std::string_view(what) != "snapshot", "Calling snapshot with backend:cudaMallocAsync is not "
+                 "meaningful. (For backend:native, snapshot returns a detailed summary of all blocks tracked by the "
+                 "allocator, but the cudaMallocAsync backend does not track individual blocks.)");
+    CTORCH_CHECK(false, "cudaMallocAsync does not yet support ", what,
+                 ". If you need it, please file an issue describing your use case.");
+  }
   std::vector<::ctorch::memory::CachingAllocator*> out;
   const int count = impl::lazy_init(DeviceType::CUDA).device_count();
   for (int i = 0; i < count; ++i) out.push_back(&::ctorch::memory::cuda_caching_allocator(static_cast<DeviceIndex>(i)));

@@ -7,6 +7,7 @@
 #include <mutex>
 
 #include "ctorch/error.h"
+#include "memory/malloc_async_allocator.h"
 #include "memory/pluggable_allocator.h"
 #include "runtime/current.h"
 #include "runtime/device_runtime.h"
@@ -82,10 +83,6 @@ void warn_unimplemented_options(const AllocatorConfig& c, impl::DeviceRuntime& r
     if (c.expandable_segments && impl::virtual_memory(rt) == nullptr) {
       std::cerr << "[W ctorch] expandable_segments:True needs device virtual memory, which this CUDA runtime "
                    "does not provide; using fixed-size segments.\n";
-    }
-    if (c.backend == "cudaMallocAsync") {
-      std::cerr << "[W ctorch] backend:cudaMallocAsync is not implemented by ctorch; using the native caching "
-                   "allocator.\n";
     }
   });
 }
@@ -169,6 +166,7 @@ namespace {
 DataPtr allocate_cuda_unobserved(DeviceIndex index, size_t nbytes, Stream s) {
   const Device device(DeviceType::CUDA, index);
   if (auto* p = current_pluggable()) return allocate_pluggable(*p, index, nbytes, s);
+  if (auto* a = malloc_async_backend()) return a->allocate(index, nbytes, s);  // ignores NO_CUDA_MEMORY_CACHING
   if (cuda_caching_disabled()) {
     impl::DeviceRuntime& rt = impl::require_runtime(DeviceType::CUDA);
     void* p = nbytes ? rt.raw_allocate(index, nbytes) : nullptr;
@@ -189,6 +187,12 @@ DataPtr allocate_cuda(DeviceIndex index, size_t nbytes, Stream s) {
 
 Block* block_of(const DataPtr& data) noexcept {
   return data.deleter() == &free_cuda_block ? static_cast<Block*>(data.context()) : nullptr;
+}
+
+void record_stream(const DataPtr& data, Stream s) {
+  if (Block* b = block_of(data)) return cuda_caching_allocator(b->device).record_stream(b, s);
+  if (is_malloc_async_data(data)) return malloc_async_allocator().record_stream(data, s);
+  // Empty storage, raw or pluggable memory: ignored.
 }
 
 void reset_cuda_caching_allocators() noexcept {

@@ -28,10 +28,14 @@ namespace ctorch::memory {
 CachingAllocator& cuda_caching_allocator(DeviceIndex index);
 /// The allocator of cuda:`index` if it was created for the current runtime, else null.
 CachingAllocator* existing_cuda_caching_allocator(DeviceIndex index) noexcept;
-/// `nbytes` on cuda:`index` for use on stream `s` (an empty DataPtr for 0 bytes).
+/// `nbytes` on cuda:`index` for use on stream `s` (an empty DataPtr for 0 bytes), from the backend
+/// in use: a pluggable allocator, cudaMallocAsync (malloc_async_allocator.h), or the native one.
 DataPtr allocate_cuda(DeviceIndex index, size_t nbytes, Stream s);
 /// The caching-allocator block behind `data`, or null when it did not come from allocate_cuda.
 Block* block_of(const DataPtr& data) noexcept;
+/// Tensor::record_stream: the block of `data` (native or cudaMallocAsync) will not be reused before
+/// the work queued on `s` so far has finished; other memory is ignored.
+void record_stream(const DataPtr& data, Stream s);
 /// Returns cached memory and events of every device; idle allocators also reset (see Note).
 void reset_cuda_caching_allocators() noexcept;
 /// True once a caching allocator was created for any device (the native allocator has been used).

@@ -4,6 +4,7 @@
 
 #include "ctorch/error.h"
 #include "memory/device_allocator.h"
+#include "memory/malloc_async_allocator.h"
 #include "sanitizer/hooks.h"
 
 namespace ctorch::cuda::memory {
@@ -112,7 +113,8 @@ void change_current_allocator(const CUDAPluggableAllocator& allocator) {
   std::lock_guard<std::mutex> lock(::ctorch::memory::g_mutex);
   ::ctorch::memory::Impl* cur = ::ctorch::memory::g_current.load(std::memory_order_acquire);
   const bool initialized =
-      cur != nullptr ? cur->used.load() : ::ctorch::memory::any_cuda_caching_allocator_created();
+      cur != nullptr ? cur->used.load()
+                     : ::ctorch::memory::any_cuda_caching_allocator_created() || ::ctorch::memory::malloc_async_initialized();
   CTORCH_CHECK(!initialized, "Can't swap an already initialized allocator");
   ::ctorch::memory::g_keep = allocator.impl();
   ::ctorch::memory::g_current.store(allocator.impl().get(), std::memory_order_release);

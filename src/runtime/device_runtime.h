@@ -191,6 +191,41 @@ class EventIpc {
 /// The EventIpc interface of `runtime`, or null when it has none.
 inline EventIpc* event_ipc(DeviceRuntime& runtime) { return dynamic_cast<EventIpc*>(&runtime); }
 
+/// Usage attributes of a device's stream-ordered memory pool, in bytes (cudaMemPoolAttr*).
+struct PoolAttributes {
+  uint64_t used_current = 0;      // handed out and not yet freed (UsedMemCurrent)
+  uint64_t used_high = 0;         // peak of used_current since the last reset (UsedMemHigh)
+  uint64_t reserved_current = 0;  // device memory the pool holds (ReservedMemCurrent)
+  uint64_t reserved_high = 0;     // peak of reserved_current since the last reset (ReservedMemHigh)
+};
+
+/// Optional interface of runtimes with a stream-ordered allocator: each device's default memory
+/// pool (cudaMallocAsync / cudaFreeAsync / cudaMemPoolGetAttribute / cudaMemPoolTrimTo), used by the
+/// allocator backend `backend:cudaMallocAsync`.
+class StreamOrderedMemory {
+ public:
+  virtual ~StreamOrderedMemory() = default;
+  /// `bytes` (> 0) from the default pool of `index`, usable by work queued on `s` from now on
+  /// (cudaMallocAsync); null when the device is out of memory. Other errors throw.
+  virtual void* allocate_async(DeviceIndex index, size_t bytes, Stream s) = 0;
+  /// Returns `ptr` (from allocate_async on `index`) to the pool once the work queued on `s` so
+  /// far has run (cudaFreeAsync); throws, changing nothing, for a pointer the pool did not hand out.
+  virtual void free_async(DeviceIndex index, void* ptr, Stream s) = 0;
+  /// The pool's usage attributes.
+  virtual PoolAttributes pool_attributes(DeviceIndex index) = 0;
+  /// Sets used_high and reserved_high to their current values.
+  virtual void reset_pool_peaks(DeviceIndex index) = 0;
+  /// Releases unused pool memory to the device until at most `bytes` stay reserved (cudaMemPoolTrimTo).
+  virtual void trim_pool_to(DeviceIndex index, size_t bytes) = 0;
+  /// Unused memory above `bytes` goes back to the device at synchronization (cudaMemPoolAttrReleaseThreshold).
+  virtual void set_pool_release_threshold(DeviceIndex index, uint64_t bytes) = 0;
+};
+
+/// The StreamOrderedMemory interface of `runtime`, or null when it has none.
+inline StreamOrderedMemory* stream_ordered_memory(DeviceRuntime& runtime) {
+  return dynamic_cast<StreamOrderedMemory*>(&runtime);
+}
+
 /// The runtime registered for `type`, or null when none is (cuda not built or not enabled).
 DeviceRuntime* runtime_for(DeviceType type) noexcept;
 /// A backend's lazy constructor: returns its runtime when it can serve, else null.

@@ -36,10 +36,8 @@ void Tensor::record_stream(Stream stream) const {
                                is_cpu() ? "CPU" : "unknown", "' backend.");
   CTORCH_CHECK_VALUE(stream.device().is_cuda(), "[record_stream] Expected a cuda stream, but got a stream of ",
                      stream.device());
-  memory::Block* block = memory::block_of(impl_->storage()->data_ptr());
   if (sanitizer::active()) sanitizer::record_stream(impl_->storage()->data_ptr().get(), stream);
-  if (block == nullptr) return;  // empty storage or memory not from the caching allocator: ignored
-  memory::cuda_caching_allocator(device().index()).record_stream(block, stream);
+  memory::record_stream(impl_->storage()->data_ptr(), stream);
 }
 
 Tensor& Tensor::requires_grad_(bool value) {

@@ -1,5 +1,6 @@
 // The real CUDA runtime: impl::DeviceRuntime, impl::PeerAccess, impl::NativeStreams and
-// impl::EventIpc over the CUDA runtime API, and impl::VirtualMemory over the driver's (virtual_memory.h).
+// impl::EventIpc over the CUDA runtime API, impl::VirtualMemory over the driver's (virtual_memory.h),
+// and impl::StreamOrderedMemory over the default memory pools (stream_ordered_memory.h).
 //
 // Policy summary (spec §1.6, §1.8, §4.1, §4.3; PyTorch's c10/cuda):
 // - device_count(): cudaGetDeviceCount once per process; any error (no driver, no device, ...)
@@ -22,6 +23,7 @@
 // (i << 5) | ((p + 1) << 1) | 1; pools are cudaStreamNonBlocking and handed out round-robin per
 // level. An even non-zero id is an external stream: the cudaStream_t value itself.
 #include "backends/cuda/runtime.h"
+#include "backends/cuda/stream_ordered_memory.h"
 
 #include <algorithm>
 #include <atomic>
@@ -150,7 +152,8 @@ class CudaRuntime final : public impl::DeviceRuntime,
                           public impl::PeerAccess,
                           public impl::NativeStreams,
                           public impl::EventIpc,
-                          public CudaVirtualMemory {
+                          public CudaVirtualMemory,
+                          public CudaStreamOrderedMemory {
  public:
   // identity
   DeviceType type() const noexcept override { return DeviceType::CUDA; }

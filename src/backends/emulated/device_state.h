@@ -1,5 +1,5 @@
 // DeviceState, Topology and EmulatedEvent: the state of the emulated runtime, shared by
-// runtime.cpp, virtual_memory.cpp and ipc_event.cpp (private to backends/emulated).
+// runtime.cpp, virtual_memory.cpp, ipc_event.cpp and stream_ordered_memory.cpp (private to backends/emulated).
 #pragma once
 
 #include <array>
@@ -12,6 +12,7 @@
 #include "backends/emulated/ipc_event.h"
 #include "backends/emulated/memory.h"
 #include "backends/emulated/runtime.h"
+#include "backends/emulated/stream_ordered_memory.h"
 #include "backends/emulated/stream_worker.h"
 #include "backends/emulated/virtual_memory.h"
 
@@ -29,6 +30,7 @@ struct DeviceState {
   impl::DeviceProperties props;
   std::unique_ptr<Arena> arena;
   std::unique_ptr<VirtualSpace> vspace;  // reservations (impl::VirtualMemory); destroyed before arena
+  std::unique_ptr<StreamOrderedPool> pool;  // impl::StreamOrderedMemory; destroyed before arena
   std::vector<char> peer;  // peer[j]: this device may access memory of device j
   WorkerOptions worker_options;
 

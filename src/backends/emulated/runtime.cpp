@@ -129,6 +129,7 @@ std::unique_ptr<Topology> build_topology(const cuda::EmulationConfig& config) {
     dev->index = static_cast<DeviceIndex>(i);
     dev->arena = std::make_unique<Arena>(dev->index, config.memory);
     dev->vspace = std::make_unique<VirtualSpace>(dev->index, dev->arena.get());
+    dev->pool = std::make_unique<StreamOrderedPool>(dev->index, dev->arena.get());
     dev->props = make_properties(config, static_cast<DeviceIndex>(physical));
     dev->props.total_memory = dev->arena->capacity();
     dev->peer.assign(count, 0);
@@ -179,7 +180,8 @@ void EmulatedRuntime::configure(const cuda::EmulationConfig& config) {
   if (old) {
     size_t allocations = 0, busy = 0, events;
     for (const auto& dev : old->devices) {
-      allocations += dev->arena->live_count() + dev->vspace->reservation_count();
+      // Blocks cached by the stream-ordered pool are its own, not the user's.
+      allocations += dev->arena->live_count() - dev->pool->cached_count() + dev->vspace->reservation_count();
       for_each_worker(*dev, [&](StreamWorker& w) { busy += !w.idle(); });
     }
     {
@@ -206,6 +208,7 @@ void EmulatedRuntime::configure(const cuda::EmulationConfig& config) {
     // workers (idle) and arenas are released now.
     for (auto& dev : old->devices) {
       for (auto& w : dev->workers) delete w.exchange(nullptr);
+      dev->pool.reset();
       dev->vspace.reset();
       dev->arena.reset();
     }
@@ -397,6 +400,7 @@ void EmulatedRuntime::synchronize_device(DeviceIndex index) {
     CTORCH_CHECK(&w != self, "cannot synchronize emulated cuda:", index, " from a task running on ", w.label());
   });
   drain_device(dev);
+  dev.pool->release_to_threshold();  // as the driver trims the default pool at a synchronization
   std::string msg;
   for_each_worker(dev, [&](StreamWorker& w) {
     if (msg.empty()) w.sticky_error(&msg);

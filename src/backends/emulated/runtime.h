@@ -4,7 +4,8 @@
 // - Devices: configured by EmulationConfig (CTORCH_EMULATED_CUDA, ctorch::cuda::emulate(), or
 //   configure()); reconfiguring is refused while allocations, events or stream work are alive.
 // - Memory: Note [Emulated device memory] (memory.h) and, for the expandable segments of the
-//   caching allocator, Note [Emulated virtual memory] (virtual_memory.h). Device pointers fault on the host; kernels
+//   caching allocator, Note [Emulated virtual memory] (virtual_memory.h); for backend:cudaMallocAsync,
+//   Note [Emulated stream-ordered memory] (stream_ordered_memory.h). Device pointers fault on the host; kernels
 //   reach memory through translate(), which checks liveness, bounds and peer access.
 // - Streams: stream 0 of each device is the legacy default stream; create_stream() hands out
 //   pool streams round-robin (32 per priority level, 4 levels, PyTorch's StreamId encoding).
@@ -67,7 +68,8 @@ class EmulatedRuntime final : public impl::DeviceRuntime,
                               public impl::PeerAccess,
                               public impl::NativeStreams,
                               public impl::VirtualMemory,
-                              public impl::EventIpc {
+                              public impl::EventIpc,
+                              public impl::StreamOrderedMemory {
  public:
   /// A runtime with no devices (configure() adds them).
   EmulatedRuntime();
@@ -152,6 +154,19 @@ class EmulatedRuntime final : public impl::DeviceRuntime,
   impl::IpcEventBytes ipc_event_handle(impl::EventHandle e) override;
   /// Maps the shared object `handle` names as a new event of `index` (which must be its device).
   impl::EventHandle open_ipc_event(DeviceIndex index, const impl::IpcEventBytes& handle) override;
+  // --- impl::StreamOrderedMemory (stream_ordered_memory.cpp; Note [Emulated stream-ordered memory]) ---
+  /// A block of the device's pool for stream `s` (of the same device); null when it does not fit.
+  void* allocate_async(DeviceIndex index, size_t bytes, Stream s) override;
+  /// Queues the free on `s`; throws for a pointer the pool did not hand out.
+  void free_async(DeviceIndex index, void* ptr, Stream s) override;
+  /// The pool's used and reserved bytes and their peaks.
+  impl::PoolAttributes pool_attributes(DeviceIndex index) override;
+  /// Resets the pool's peaks to the current values.
+  void reset_pool_peaks(DeviceIndex index) override;
+  /// Returns cached blocks whose free has run to the device until at most `bytes` stay reserved.
+  void trim_pool_to(DeviceIndex index, size_t bytes) override;
+  /// The pool keeps up to `bytes` when the device is synchronized (default 0).
+  void set_pool_release_threshold(DeviceIndex index, uint64_t bytes) override;
   /// Physical bytes backing device `index` (fresh, live, and quarantined freed memory).
   size_t committed_bytes(DeviceIndex index) const;
   /// Live raw allocations on device `index`.
