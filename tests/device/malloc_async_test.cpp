@@ -12,9 +12,10 @@
 #include "ctorch/cuda_pluggable_allocator.h"
 #include "ctorch/torch.h"
 #include "device/device_test.h"
-#include "device/emulated_gate.h"
+#include "device/stream_test_util.h"
 #include "runtime/current.h"
 #include "runtime/device_runtime.h"
+#include "test_util.h"
 
 namespace ctorch {
 namespace {
@@ -24,16 +25,7 @@ constexpr int64_t kMiB = 1024 * 1024;
 bool async_backend() { return cuda::get_allocator_backend() == "cudaMallocAsync"; }
 constexpr const char* kSkip = "needs PYTORCH_CUDA_ALLOC_CONF=backend:cudaMallocAsync (ctest -R malloc_async_backend)";
 
-template <class E, class F>
-std::string error_of(F&& f) {
-  try {
-    f();
-  } catch (const E& e) {
-    return e.what();
-  }
-  ADD_FAILURE() << "expected an exception";
-  return "";
-}
+using ::ctorch::testing::error_of;
 
 class MallocAsync : public testing::DeviceTest {
  protected:
@@ -119,7 +111,7 @@ TEST_P(MallocAsync, RecordStreamKeepsABlockFromReuseWhileTheOtherStreamIsHeld) {
     Tensor b = empty({4096}, on_device());
     EXPECT_EQ(b.data_ptr(), p);
   }
-  testing::StreamGate gate;
+  testing::Gate gate;
   gate.block(side);
   Tensor t = ones({4096}, on_device());
   t.record_stream(side);
