@@ -27,12 +27,6 @@ size_t page_size() {
 size_t round_up(size_t n, size_t m) { return (n + m - 1) / m * m; }
 size_t round_down(size_t n, size_t m) { return n / m * m; }
 
-std::string hex(const void* p) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "0x%" PRIxPTR, reinterpret_cast<uintptr_t>(p));
-  return buf;
-}
-
 }  // namespace
 
 // ---------------------------------------------------------------------------------------------

@@ -27,8 +27,10 @@
 // to 512 bytes is out of bounds.
 #pragma once
 
+#include <cinttypes>
 #include <cstddef>
 #include <cstdint>
+#include <cstdio>
 #include <deque>
 #include <map>
 #include <mutex>
@@ -40,6 +42,13 @@
 #include "memory/allocator_config.h"
 
 namespace ctorch::backends::emulated {
+
+/// `p` as "0x..." for error messages about device pointers.
+inline std::string hex(const void* p) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "0x%" PRIxPTR, reinterpret_cast<uintptr_t>(p));
+  return buf;
+}
 
 /// Allocation granularity and alignment of device memory.
 inline constexpr size_t kDeviceAlignment = 512;

@@ -33,12 +33,6 @@ struct TlsDevice {
 thread_local std::array<TlsDevice, 4> t_current{};
 thread_local unsigned t_current_next = 0;
 
-std::string hex(const void* p) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "0x%" PRIxPTR, reinterpret_cast<uintptr_t>(p));
-  return buf;
-}
-
 std::string stream_label(DeviceIndex device, StreamId id) {
   return detail::str_cat("emulated cuda:", device, " stream ", id);
 }

@@ -11,16 +11,6 @@
 #include "ctorch/error.h"
 
 namespace ctorch::backends::emulated {
-namespace {
-
-std::string hex(const void* p) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "0x%" PRIxPTR, reinterpret_cast<uintptr_t>(p));
-  return buf;
-}
-
-}  // namespace
-
 // ---------------------------------------------------------------------------------------------
 // StreamOrderedPool
 

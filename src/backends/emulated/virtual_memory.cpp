@@ -15,12 +15,6 @@
 namespace ctorch::backends::emulated {
 namespace {
 
-std::string hex(const void* p) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "0x%" PRIxPTR, reinterpret_cast<uintptr_t>(p));
-  return buf;
-}
-
 size_t host_page() {
   static const size_t page = static_cast<size_t>(sysconf(_SC_PAGE_SIZE));
   return page;
