@@ -9,9 +9,8 @@ namespace ctorch::memory {
 // ---------------------------------------------------------------------------------------------
 // Memory history (c10's record_trace; a ring buffer of max_entries)
 
-void CachingAllocator::record_trace(cuda::TraceAction action, const void* addr, size_t size, StreamId stream,
+void CachingAllocator::append_trace(cuda::TraceAction action, const void* addr, size_t size, StreamId stream,
                                     FramesPtr frames) {
-  if (!history_.trace) return;
   RawTraceEntry te;
   te.action = action;
   te.addr = reinterpret_cast<uintptr_t>(addr);

@@ -399,7 +399,11 @@ class CachingAllocator {
   void* take_event(DeviceIndex index);
   void return_event(DeviceIndex index, void* event) noexcept;
   [[noreturn]] void raise_oom(const AllocParams& p, size_t orig_size);
-  void record_trace(cuda::TraceAction action, const void* addr, size_t size, StreamId stream, FramesPtr frames);
+  /// Appends to the trace ring buffer when history is on (checked inline: the hot path's cost).
+  void record_trace(cuda::TraceAction action, const void* addr, size_t size, StreamId stream, FramesPtr frames) {
+    if (history_.trace) append_trace(action, addr, size, stream, std::move(frames));
+  }
+  void append_trace(cuda::TraceAction action, const void* addr, size_t size, StreamId stream, FramesPtr frames);
 
   const DeviceIndex device_;
   RawBackend* const backend_;
