@@ -15,6 +15,8 @@
 #include <chrono>
 #include <cstdio>
 #include <cstring>
+#include <map>
+#include <mutex>
 #include <random>
 #include <thread>
 
@@ -60,6 +62,22 @@ std::string hex32(uint32_t v) {
   char buf[16];
   std::snprintf(buf, sizeof buf, "0x%08x", v);
   return buf;
+}
+
+// This process's mappings by object name, so that an object is mapped once per process.
+std::mutex g_mappings_mu;
+std::map<std::string, std::weak_ptr<IpcEventMapping>> g_mappings;
+
+void remember_mapping(const std::string& name, const std::shared_ptr<IpcEventMapping>& m) {
+  std::lock_guard<std::mutex> lock(g_mappings_mu);
+  std::erase_if(g_mappings, [](const auto& entry) { return entry.second.expired(); });
+  g_mappings[name] = m;
+}
+
+std::shared_ptr<IpcEventMapping> mapping_named(const std::string& name) {
+  std::lock_guard<std::mutex> lock(g_mappings_mu);
+  auto it = g_mappings.find(name);
+  return it == g_mappings.end() ? nullptr : it->second.lock();
 }
 
 }  // namespace
@@ -116,6 +134,7 @@ std::shared_ptr<IpcEventMapping> IpcEventMapping::create(DeviceIndex device, con
   m->state_ = s;
   m->owner_ = true;
   std::memcpy(m->handle_.data(), &h, sizeof h);
+  remember_mapping(h.name, m);
   return m;
 }
 
@@ -139,6 +158,14 @@ std::shared_ptr<IpcEventMapping> IpcEventMapping::open(const impl::IpcEventBytes
                errno == ENOENT ? std::string("it no longer exists; the process that created it destroyed it or exited")
                                : std::string(std::strerror(errno)),
                ")");
+  if (std::shared_ptr<IpcEventMapping> mapped = mapping_named(h.name); mapped && mapped->state_->nonce == h.nonce) {
+    close(fd);  // the name still exists (not released), and this process maps it already
+    std::shared_ptr<IpcEventMapping> m(new IpcEventMapping());
+    m->state_ = mapped->state_;
+    m->handle_ = handle;
+    m->shared_ = std::move(mapped);
+    return m;
+  }
   struct stat st {};
   void* p = MAP_FAILED;
   if (fstat(fd, &st) == 0 && static_cast<size_t>(st.st_size) >= kObjectBytes) {
@@ -157,12 +184,18 @@ std::shared_ptr<IpcEventMapping> IpcEventMapping::open(const impl::IpcEventBytes
   std::shared_ptr<IpcEventMapping> m(new IpcEventMapping());
   m->state_ = s;
   m->handle_ = handle;
+  remember_mapping(h.name, m);
   return m;
 }
 
 IpcEventMapping::~IpcEventMapping() {
+  release_name();
+  if (!shared_) munmap(state_, kObjectBytes);
+}
+
+void IpcEventMapping::release_name() noexcept {
   if (owner_) shm_unlink(name());
-  munmap(state_, kObjectBytes);
+  owner_ = false;
 }
 
 DeviceIndex IpcEventMapping::creator_device() const { return state_->creator_device; }

@@ -41,10 +41,15 @@ class IpcEventMapping {
   /// the host refuses.
   static std::shared_ptr<IpcEventMapping> create(DeviceIndex device, const std::string& uuid);
   /// Maps the object `handle` names; throws ValueError for a malformed handle and Error when it
-  /// names no live event.
+  /// names no live event. An object this process has mapped already is not mapped again: the new
+  /// mapping shares the first one's address, so every thread here sees one set of atomics (and
+  /// ThreadSanitizer sees their ordering).
   static std::shared_ptr<IpcEventMapping> open(const impl::IpcEventBytes& handle);
-  /// Unmaps; the creating mapping also unlinks the object's name.
+  /// Unmaps (unless it shares another mapping's address); a creator not yet released unlinks.
   ~IpcEventMapping();
+  /// The creator's event is destroyed: unlinks the object's name now, so it can no longer be
+  /// opened; mappings (and queued tasks) keep the memory. No-op for opened mappings.
+  void release_name() noexcept;
   IpcEventMapping(const IpcEventMapping&) = delete;
   IpcEventMapping& operator=(const IpcEventMapping&) = delete;
 
@@ -77,7 +82,8 @@ class IpcEventMapping {
 
   IpcSharedState* state_ = nullptr;
   impl::IpcEventBytes handle_{};
-  bool owner_ = false;  // created (not opened) here: unlinks at destruction
+  bool owner_ = false;                      // created (not opened) here and not yet released
+  std::shared_ptr<IpcEventMapping> shared_;  // the mapping whose address this one uses, if any
 };
 
 /// The shared state of a new interprocess event on `dev`; throws ValueError when `flags` enable

@@ -424,6 +424,7 @@ void EmulatedRuntime::destroy_event(impl::EventHandle e) noexcept {
     std::lock_guard<std::mutex> lock(events_mu_);
     if (events_.erase(ev) == 0) return;  // unknown or already destroyed: ignored (must not throw)
   }
+  if (ev->ipc) ev->ipc->release_name();  // the name goes with the creator's event (tasks may hold the mapping)
   delete ev;  // pending record/wait tasks hold their Record, not the event
 }
 
