@@ -1,0 +1,3 @@
+// PyTorch's <test/cpp/api/support.h>, replaced by ctorch's stand-in (tests/upstream/support.h).
+#pragma once
+#include "../../../../support.h"
