@@ -31,7 +31,7 @@ import time
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-COUNTED: set = set()  # errors already tallied (file, location, message)
+COUNTED: set = set()  # errors already tallied (file, location, expansion line, message)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -338,7 +338,7 @@ def map_groups(fs: FileState, groups: list[Group], src_path: Path, new: dict[int
                 new[target.start] = f"calls {helper.name}, which does not compile: {fs.disabled[helper.start]}"
             continue
         norm = normalize(g.msg)
-        key = (fs.name, g.loc, g.msg)
+        key = (fs.name, g.loc, line, g.msg)  # line: where a macro's error was expanded
         if key not in COUNTED:  # an error left in place is reported again in the next round
             tally[norm] += 1
         COUNTED.add(key)
