@@ -5,6 +5,7 @@ install(TARGETS ctorch EXPORT ctorchTargets
   ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
   RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 install(DIRECTORY include/ctorch DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+install(FILES ${CMAKE_CURRENT_BINARY_DIR}/include/ctorch/version.h DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/ctorch)
 install(EXPORT ctorchTargets NAMESPACE ctorch:: DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/ctorch)
 configure_package_config_file(cmake/ctorchConfig.cmake.in
   ${CMAKE_CURRENT_BINARY_DIR}/ctorchConfig.cmake

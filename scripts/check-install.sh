@@ -1,30 +1,64 @@
 #!/usr/bin/env bash
-# Installs a built tree into a scratch prefix and builds a consumer with find_package(ctorch CONFIG).
+# Installs a built tree into a prefix and builds two consumers that set nothing but
+# find_package(ctorch CONFIG) + target_link_libraries (no language level, no flags): one with the
+# native header, one libtorch-style program with <ctorch/torch.h>. Both run, on 2 emulated devices.
+# Usage: scripts/check-install.sh [build-dir] [prefix]   (prefix: kept when given, else a temp dir)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build=${1:-build}
-prefix=$(mktemp -d)
 consumer=$(mktemp -d)
-trap 'rm -rf "$prefix" "$consumer"' EXIT
+if [ -n "${2:-}" ]; then
+  prefix=$2
+  trap 'rm -rf "$consumer"' EXIT
+else
+  prefix=$(mktemp -d)
+  trap 'rm -rf "$prefix" "$consumer"' EXIT
+fi
 cmake --install "$build" --prefix "$prefix" >/dev/null
 cat > "$consumer/CMakeLists.txt" <<'CMAKE'
 cmake_minimum_required(VERSION 3.25)
 project(consumer CXX)
-set(CMAKE_CXX_STANDARD 20)
 find_package(ctorch CONFIG REQUIRED)
-add_executable(consumer main.cpp)
-target_link_libraries(consumer PRIVATE ctorch::ctorch)
+add_executable(native native.cpp)
+target_link_libraries(native PRIVATE ctorch::ctorch)
+add_executable(libtorch_style libtorch_style.cpp)
+target_link_libraries(libtorch_style PRIVATE ctorch::ctorch)
 CMAKE
-cat > "$consumer/main.cpp" <<'CPP'
+cat > "$consumer/native.cpp" <<'CPP'
 #include <ctorch/ctorch.h>
 #include <iostream>
+#include <sstream>
 int main() {
   ctorch::Tensor t = ctorch::ones({2, 2}) * 3;
-  std::cout << t.sum().item<float>() << "\n";
-  return t.sum().item<float>() == 12.0f ? 0 : 1;
+  std::ostringstream os;
+  os << t;  // the native header prints PyTorch's Python repr
+  std::cout << os.str() << "\n";
+  return t.sum().item<float>() == 12.0f && os.str() == "tensor([[3., 3.],\n        [3., 3.]])" ? 0 : 1;
+}
+CPP
+cat > "$consumer/libtorch_style.cpp" <<'CPP'
+// Ordinary libtorch 1.13 code: only the include differs from a libtorch program.
+#include <ctorch/torch.h>
+#include <iostream>
+#include <sstream>
+int main() {
+  torch::Device device = torch::cuda::is_available() ? torch::kCUDA : torch::kCPU;
+  torch::Tensor a = torch::ones({2, 3}, device);
+  torch::Tensor b = torch::add(a, 1).to(torch::kCPU);
+  {
+    c10::cuda::OptionalCUDAGuard guard;
+    if (torch::cuda::device_count() > 1) guard.set_device(torch::Device(torch::kCUDA, 1));
+    torch::Tensor c = torch::div(torch::ones({2}, torch::TensorOptions().device(device)), 2, "floor");
+    if (c.sum().item().toDouble() != 0.0) return 1;
+  }
+  std::ostringstream os;
+  os << b;  // libtorch's format
+  std::cout << os.str() << "\n" << "TORCH_VERSION " << TORCH_VERSION << ", ctorch " << ctorch::version() << "\n";
+  return os.str() == " 2  2  2\n 2  2  2\n[ CPUFloatType{2,3} ]" ? 0 : 1;
 }
 CPP
 cmake -S "$consumer" -B "$consumer/build" -DCMAKE_PREFIX_PATH="$prefix" >/dev/null
 cmake --build "$consumer/build" >/dev/null
-LD_LIBRARY_PATH="$prefix/lib" "$consumer/build/consumer"
-echo "check-install: find_package(ctorch) consumer built and ran"
+LD_LIBRARY_PATH="$prefix/lib" "$consumer/build/native"
+LD_LIBRARY_PATH="$prefix/lib" CTORCH_EMULATED_CUDA=2 "$consumer/build/libtorch_style"
+echo "check-install: find_package(ctorch) consumers (native and <ctorch/torch.h>, no flags set) built and ran"

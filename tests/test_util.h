@@ -5,6 +5,7 @@
 #include <string>
 
 #include "ctorch/error.h"
+#include "ctorch/print_options.h"
 
 namespace ctorch::testing {
 
@@ -21,5 +22,18 @@ std::string error_of(F&& f) {
   }
   return "no error";
 }
+
+/// Sets the program-wide tensor print style for a scope (this test binary includes
+/// <ctorch/torch.h>, which selects libtorch's; native-API tests of `<<` select Python's).
+class PrintStyleScope {
+ public:
+  explicit PrintStyleScope(TensorPrintStyle style) : saved_(get_tensor_print_style()) { set_tensor_print_style(style); }
+  ~PrintStyleScope() { set_tensor_print_style(saved_); }
+  PrintStyleScope(const PrintStyleScope&) = delete;
+  PrintStyleScope& operator=(const PrintStyleScope&) = delete;
+
+ private:
+  TensorPrintStyle saved_;
+};
 
 }  // namespace ctorch::testing

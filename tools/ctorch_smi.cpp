@@ -20,8 +20,8 @@ int main(int argc, char** argv) {
     }
   }
   const int n = cuda::device_count();
-  std::printf("ctorch-smi: %d CUDA device%s%s\n", n, n == 1 ? "" : "s",
-              n > 0 && cuda::is_emulated() ? " (emulated)" : "");
+  std::printf("ctorch-smi (ctorch %s, torch %s API): %d CUDA device%s%s\n", version(), CTORCH_TORCH_API_VERSION, n,
+              n == 1 ? "" : "s", n > 0 && cuda::is_emulated() ? " (emulated)" : "");
   if (n == 0) {
     std::printf("No CUDA devices. Set CTORCH_EMULATED_CUDA=N or pass --emulate N for emulated devices.\n");
     return 0;

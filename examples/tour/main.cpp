@@ -32,6 +32,7 @@ int main(int argc, char** argv) {
     }
   }
   section("devices");
+  std::cout << "ctorch " << version() << " (torch " << CTORCH_TORCH_API_VERSION << " API)\n";  // torch.__version__
   std::cout << "emulated: " << (cuda::is_emulated() ? "True" : "False") << "\n";
   std::cout << "cuda is_available: " << (cuda::is_available() ? "True" : "False") << "\n";
   std::cout << "default device: " << tensor({4, 5, 6}).device() << "\n";
@@ -44,12 +45,15 @@ int main(int argc, char** argv) {
   }
   Device cpu0("cpu:0");
   std::cout << "cpu device: " << device_type_name(cpu0.type()) << ":" << cpu0.index() << "\n";
+  Device gpu0(0);  // torch.device(0): cuda:0
+  std::cout << "gpu device: " << device_type_name(gpu0.type()) << ":" << gpu0.index() << "\n";
   Device gpu("cuda:0");
   std::cout << "gpu device: " << device_type_name(gpu.type()) << ":" << gpu.index() << "\n";
+  std::cout << gpu.repr() << " " << cpu0.repr() << "\n";  // the devices' reprs, as Python prints them
   std::cout << "cuda == cuda:0? " << (Device("cuda") == Device("cuda:0") ? "True" : "False") << "\n";
 
   const Device device = try_gpu();
-  std::cout << "best device: " << device << "\n";
+  std::cout << "best device: " << device.repr() << "\n";
 
   section("tensors on the best device");
   Tensor cpu_tensor = tensor({{1., 4., 7.}, {3., 6., 9.}, {2., 5., 8.}});

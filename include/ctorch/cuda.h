@@ -32,6 +32,9 @@ class DeviceArg {
   DeviceArg(const char* text) : kind_(Kind::Device), device_(Device(text)) {}  // NOLINT
   /// The index: `optional` lets an index-less device mean the current device.
   int resolve(bool optional = true) const;
+  /// resolve(), with a negative index meaning the current device (as a torch.cuda.device(-1)
+  /// block, c10's DeviceGuard and libtorch's `device_index = -1` defaults do).
+  int index_or_current() const;
 
  private:
   enum class Kind : int8_t { None, Index, Device };
@@ -52,7 +55,7 @@ bool is_initialized() noexcept;
 int current_device();
 /// Makes `device` current for the calling thread (a negative index is a no-op).
 void set_device(DeviceArg device);
-/// Waits for all work on every stream of `device`.
+/// Waits for all work on every stream of `device` (-1 or nothing: the current device).
 void synchronize(DeviceArg device = {});
 /// The synchronization debug mode: 0 (default), 1 (warn) or 2 (error).
 int get_sync_debug_mode();
@@ -94,7 +97,7 @@ std::vector<std::string> get_arch_list();
 std::string get_gencode_flags();
 /// True when `device` can access memory of `peer_device`.
 bool can_device_access_peer(DeviceArg device, DeviceArg peer_device);
-/// (free, total) bytes of `device` (cudaMemGetInfo).
+/// (free, total) bytes of `device` (cudaMemGetInfo; -1 or nothing: the current device).
 std::pair<size_t, size_t> mem_get_info(DeviceArg device = {});
 
 /// Makes a device current for the scope and restores the previous one (the

@@ -47,7 +47,7 @@ void set_per_process_memory_fraction(double fraction, DeviceArg device = {});
 double get_per_process_memory_fraction(DeviceArg device = {});
 /// `size` bytes from the caching allocator of `device` for use on `stream` (default: the current
 /// stream of that device); null for size 0. Free with caching_allocator_delete.
-void* caching_allocator_alloc(int64_t size, DeviceArg device = {}, std::optional<Stream> stream = std::nullopt);
+void* caching_allocator_alloc(int64_t size, DeviceArg device = {}, std::optional<::ctorch::Stream> stream = std::nullopt);
 /// Frees memory from caching_allocator_alloc; throws "invalid device pointer" for anything else.
 void caching_allocator_delete(void* ptr);
 /// The allocator backend in use: "native", "cudaMallocAsync" (PYTORCH_CUDA_ALLOC_CONF=backend:cudaMallocAsync),

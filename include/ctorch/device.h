@@ -26,10 +26,12 @@ class Device {
  public:
   /// A device of `type` with `index` (-1: none given).
   constexpr Device(DeviceType type, DeviceIndex index = -1) : type_(type), index_(index) {}  // NOLINT
+  /// cuda:index, as torch.device(0); a negative index throws ctorch::Error.
+  explicit Device(int index);
   /// Parses PyTorch's grammar: "cpu", "cuda", "cuda:1", "cpu:0". Throws ctorch::Error on bad text.
   Device(std::string_view text);  // NOLINT(google-explicit-constructor)
-  /// Same as Device(std::string_view).
-  Device(const char* text) : Device(std::string_view(text)) {}  // NOLINT
+  /// Same as Device(std::string_view); a null pointer throws ctorch::Error.
+  Device(const char* text);  // NOLINT(google-explicit-constructor)
   /// Same as Device(std::string_view).
   Device(const std::string& text) : Device(std::string_view(text)) {}  // NOLINT
 
@@ -45,6 +47,8 @@ class Device {
   constexpr bool is_cuda() const { return type_ == DeviceType::CUDA; }
   /// "cuda:0", "cuda", "cpu".
   std::string str() const;
+  /// PyTorch's repr: "device(type='cuda', index=0)", "device(type='cpu')".
+  std::string repr() const;
 
   /// Equal when type and index are equal.
   constexpr bool operator==(const Device& o) const { return type_ == o.type_ && index_ == o.index_; }
@@ -56,10 +60,10 @@ class Device {
   DeviceIndex index_;
 };
 
-/// The cpu device.
-inline constexpr Device kCPU{DeviceType::CPU};
-/// The cuda device type without index (the current cuda device).
-inline constexpr Device kCUDA{DeviceType::CUDA};
+/// The cpu device type (converts to the cpu Device), as c10::kCPU.
+inline constexpr DeviceType kCPU = DeviceType::CPU;
+/// The cuda device type (converts to the index-less Device: the current cuda device), as c10::kCUDA.
+inline constexpr DeviceType kCUDA = DeviceType::CUDA;
 
 /// Prints Device::str().
 std::ostream& operator<<(std::ostream& os, const Device& d);

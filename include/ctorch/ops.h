@@ -29,6 +29,14 @@ inline Tensor div(const Tensor& a, const Tensor& b, std::optional<std::string> m
   return a.div(b, std::move(mode));
 }
 inline Tensor remainder(const Tensor& a, const Tensor& b) { return a.remainder(b); }
+// Scalar second operands (torch.add(t, 1), torch.div(t, 2, rounding_mode="floor")).
+inline Tensor add(const Tensor& a, const Scalar& b, const Scalar& alpha = 1) { return a.add(b, alpha); }
+inline Tensor sub(const Tensor& a, const Scalar& b, const Scalar& alpha = 1) { return a.sub(b, alpha); }
+inline Tensor mul(const Tensor& a, const Scalar& b) { return a.mul(b); }
+inline Tensor div(const Tensor& a, const Scalar& b, std::optional<std::string> mode = std::nullopt) {
+  return a.div(b, std::move(mode));
+}
+inline Tensor remainder(const Tensor& a, const Scalar& b) { return a.remainder(b); }
 inline Tensor pow(const Tensor& a, const Tensor& b) { return a.pow(b); }
 inline Tensor pow(const Tensor& a, const Scalar& b) { return a.pow(b); }
 /// A scalar raised to tensor powers.
@@ -41,6 +49,12 @@ inline Tensor lt(const Tensor& a, const Tensor& b) { return a.lt(b); }
 inline Tensor le(const Tensor& a, const Tensor& b) { return a.le(b); }
 inline Tensor gt(const Tensor& a, const Tensor& b) { return a.gt(b); }
 inline Tensor ge(const Tensor& a, const Tensor& b) { return a.ge(b); }
+inline Tensor eq(const Tensor& a, const Scalar& b) { return a.eq(b); }
+inline Tensor ne(const Tensor& a, const Scalar& b) { return a.ne(b); }
+inline Tensor lt(const Tensor& a, const Scalar& b) { return a.lt(b); }
+inline Tensor le(const Tensor& a, const Scalar& b) { return a.le(b); }
+inline Tensor gt(const Tensor& a, const Scalar& b) { return a.gt(b); }
+inline Tensor ge(const Tensor& a, const Scalar& b) { return a.ge(b); }
 inline Tensor logical_and(const Tensor& a, const Tensor& b) { return a.logical_and(b); }
 inline Tensor logical_or(const Tensor& a, const Tensor& b) { return a.logical_or(b); }
 inline Tensor logical_xor(const Tensor& a, const Tensor& b) { return a.logical_xor(b); }

@@ -54,6 +54,22 @@ class Scalar {
   }
   /// The dtype PyTorch gives this number as a tensor: bool, int64, or the default float dtype.
   ScalarType type() const;
+
+  // libtorch's (c10::Scalar) spellings.
+  double toDouble() const { return to<double>(); }      // NOLINT
+  float toFloat() const { return to<float>(); }         // NOLINT
+  int64_t toLong() const { return to<int64_t>(); }      // NOLINT
+  int toInt() const { return to<int>(); }               // NOLINT
+  int16_t toShort() const { return to<int16_t>(); }     // NOLINT
+  int8_t toChar() const { return to<int8_t>(); }        // NOLINT
+  uint8_t toByte() const { return to<uint8_t>(); }      // NOLINT
+  bool toBool() const { return to<bool>(); }            // NOLINT
+  Half toHalf() const { return Half(to<float>()); }     // NOLINT
+  BFloat16 toBFloat16() const { return BFloat16(to<float>()); }  // NOLINT
+  bool isFloatingPoint() const { return is_floating_point(); }  // NOLINT
+  bool isIntegral(bool include_bool) const { return is_integral(include_bool); }  // NOLINT
+  bool isBoolean() const { return is_bool(); }          // NOLINT
+  bool isComplex() const { return false; }              // NOLINT: ctorch has no complex dtypes
   /// Negated value of the same kind (bool is rejected).
   Scalar operator-() const;
 

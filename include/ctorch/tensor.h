@@ -109,6 +109,14 @@ class Tensor {
   Tensor to(ScalarType dtype, bool non_blocking = false, bool copy = false) const;
   /// Moves to `device` (same rules: *this when nothing changes).
   Tensor to(Device device, bool non_blocking = false, bool copy = false) const;
+  /// to(Device(type)): kCUDA is the current cuda device.
+  Tensor to(DeviceType type, bool non_blocking = false, bool copy = false) const {
+    return to(Device(type), non_blocking, copy);
+  }
+  /// to(Device(text)), as t.to("cuda:1").
+  Tensor to(const char* device, bool non_blocking = false, bool copy = false) const {
+    return to(Device(device), non_blocking, copy);
+  }
   /// Moves to `device` and converts to `dtype`.
   Tensor to(Device device, ScalarType dtype, bool non_blocking = false, bool copy = false) const;
   /// Applies the set fields of `options`.
@@ -392,7 +400,8 @@ inline Tensor operator&&(const Tensor& a, const Tensor& b) { return a.logical_an
 inline Tensor operator||(const Tensor& a, const Tensor& b) { return a.logical_or(b); }
 inline Tensor operator!(const Tensor& a) { return a.logical_not(); }
 
-/// Prints repr() (PyTorch's Python format).
+/// Prints repr() (PyTorch's Python format), or cpp_repr() (libtorch's) in a program that includes
+/// <ctorch/torch.h> (get_tensor_print_style()).
 std::ostream& operator<<(std::ostream& os, const Tensor& t);
 
 template <class T>

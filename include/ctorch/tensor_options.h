@@ -16,6 +16,8 @@ class TensorOptions {
   TensorOptions(ScalarType dtype) : dtype_(dtype) {}  // NOLINT
   /// Options on this device.
   TensorOptions(Device device) : device_(device) {}  // NOLINT
+  /// Options on a device of this type (kCUDA: the current cuda device), as libtorch's ones({2}, kCUDA).
+  TensorOptions(DeviceType type) : device_(Device(type)) {}  // NOLINT
   /// Options on the device named by `device` ("cuda:1").
   TensorOptions(const char* device) : device_(Device(device)) {}  // NOLINT
 
@@ -25,6 +27,10 @@ class TensorOptions {
   TensorOptions dtype(std::optional<ScalarType> t) const { auto o = *this; o.dtype_ = t; return o; }
   /// Copy with device set.
   TensorOptions device(Device d) const { auto o = *this; o.device_ = d; return o; }
+  /// Copy with device Device(type, index) (libtorch's device(kCUDA, 1)).
+  TensorOptions device(DeviceType type, DeviceIndex index = -1) const { return device(Device(type, index)); }
+  /// Copy on cuda:index (libtorch's device_index()).
+  TensorOptions device_index(DeviceIndex index) const { return device(Device(DeviceType::CUDA, index)); }
   /// Copy with the device named by `d` ("cuda:1").
   TensorOptions device(const char* d) const { return device(Device(d)); }
   /// Copy with device set or cleared.

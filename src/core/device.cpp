@@ -23,6 +23,11 @@ DeviceType parse_type(const std::string& name) {
                name);
 }
 
+std::string_view non_null(const char* text) {
+  CTORCH_CHECK_TYPE(text != nullptr, "Expected a device string, but got a null pointer");
+  return text;
+}
+
 }  // namespace
 
 // The grammar is c10's: ([a-zA-Z_]+)(?::([1-9]\d*|0))?, parsed by a small state machine.
@@ -63,6 +68,22 @@ Device::Device(std::string_view text) : type_(DeviceType::CPU), index_(-1) {
   }
   CTORCH_CHECK(type_ != DeviceType::CPU || index_ <= 0,
                "CPU device index must be -1 or zero, got ", index_);
+}
+
+Device::Device(int index) : type_(DeviceType::CUDA), index_(-1) {
+  CTORCH_CHECK(index >= 0, "Device index must not be negative");
+  CTORCH_CHECK(index < 512, "Device index must be less than 512, but got ", index);
+  index_ = static_cast<DeviceIndex>(index);
+}
+
+Device::Device(const char* text) : Device(non_null(text)) {}
+
+std::string Device::repr() const {
+  std::string s = "device(type='";
+  s += device_type_name(type_);
+  s += '\'';
+  if (has_index()) s += ", index=" + std::to_string(index_);
+  return s + ")";
 }
 
 std::string Device::str() const {

@@ -39,6 +39,11 @@ int DeviceArg::resolve(bool optional) const {
   return -1;
 }
 
+int DeviceArg::index_or_current() const {
+  const int idx = resolve();
+  return idx < 0 ? current_device() : idx;
+}
+
 int device_count() noexcept {
   DeviceRuntime* r = impl::runtime_for(DeviceType::CUDA);
   return r ? r->device_count() : 0;
@@ -61,7 +66,7 @@ void set_device(DeviceArg device) {
 }
 
 void synchronize(DeviceArg device) {
-  const int idx = device.resolve();
+  const int idx = device.index_or_current();
   impl::check_device_index(DeviceType::CUDA, static_cast<DeviceIndex>(idx));
   tracing::HostSpan span("synchronize");
   runtime().synchronize_device(static_cast<DeviceIndex>(idx));
@@ -171,7 +176,7 @@ bool can_device_access_peer(DeviceArg device, DeviceArg peer_device) {
 }
 
 std::pair<size_t, size_t> mem_get_info(DeviceArg device) {
-  const int idx = device.resolve();
+  const int idx = device.index_or_current();
   impl::check_device_index(DeviceType::CUDA, static_cast<DeviceIndex>(idx));
   size_t free_bytes = 0, total_bytes = 0;
   runtime().memory_info(static_cast<DeviceIndex>(idx), &free_bytes, &total_bytes);

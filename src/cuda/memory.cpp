@@ -105,8 +105,10 @@ double get_per_process_memory_fraction(DeviceArg device) {
   return allocator(device, /*optional=*/false, "getMemoryFraction").memory_fraction();
 }
 
-void* caching_allocator_alloc(int64_t size, DeviceArg device, std::optional<Stream> stream) {
-  const DeviceIndex idx = allocator_index(device, /*optional=*/false);
+void* caching_allocator_alloc(int64_t size, DeviceArg device, std::optional<::ctorch::Stream> stream) {
+  // PyTorch allocates inside `with torch.cuda.device(device)`, where -1 is the current device.
+  const int given = device.resolve(/*optional=*/false);
+  const DeviceIndex idx = allocator_index(given < 0 ? DeviceArg() : DeviceArg(given));
   CTORCH_CHECK_VALUE(size >= 0, "Invalid memory size: ", size,
                      ". caching_allocator_alloc requires a non-negative size.");
   const Stream s = stream ? *stream : impl::current_stream(Device(DeviceType::CUDA, idx));

@@ -37,8 +37,7 @@ impl::NativeStreams& native(impl::DeviceRuntime& r) {
 
 // The device of a stream API call (-1 or nothing: the current device).
 Device stream_api_device(DeviceArg device) {
-  const int idx = device.resolve();
-  return Device(DeviceType::CUDA, static_cast<DeviceIndex>(idx < 0 ? current_device() : idx));
+  return Device(DeviceType::CUDA, static_cast<DeviceIndex>(device.index_or_current()));
 }
 
 }  // namespace

@@ -1,6 +1,7 @@
 // Tensor printing: repr() (PyTorch's Python format), cpp_repr() (libtorch's operator<< format,
 // aten/src/ATen/core/Formatting.cpp), type_string(), and the global print options.
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <iomanip>
 #include <mutex>
@@ -266,6 +267,16 @@ std::string Tensor::type_string() const {
   return std::string(is_cuda() ? "torch.cuda." : "torch.") + scalar_type_cpp_name(dtype()) + "Tensor";
 }
 
-std::ostream& operator<<(std::ostream& os, const Tensor& t) { return os << t.repr(); }
+namespace {
+std::atomic<TensorPrintStyle> g_print_style{TensorPrintStyle::Python};
+}  // namespace
+
+void set_tensor_print_style(TensorPrintStyle style) { g_print_style.store(style, std::memory_order_relaxed); }
+
+TensorPrintStyle get_tensor_print_style() { return g_print_style.load(std::memory_order_relaxed); }
+
+std::ostream& operator<<(std::ostream& os, const Tensor& t) {
+  return os << (get_tensor_print_style() == TensorPrintStyle::Libtorch ? t.cpp_repr() : t.repr());
+}
 
 }  // namespace ctorch

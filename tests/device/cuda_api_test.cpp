@@ -3,6 +3,7 @@
 #include <stdexcept>
 
 #include "device/device_test.h"
+#include "test_util.h"
 
 using namespace ctorch;
 using ctorch::testing::DeviceTest;
@@ -118,4 +119,28 @@ TEST_P(CudaApi, PeerAccessIsAnswered) {
     EXPECT_TRUE(cuda::can_device_access_peer(1, 0));
     cuda::emulate(2);
   }
+}
+
+// Where PyTorch and libtorch read -1 as "the current device" (a torch.cuda.device(-1) block or
+// c10's DeviceGuard), ctorch does too; where PyTorch checks the index, -1 keeps its error.
+TEST_P(CudaApi, MinusOneMeansTheCurrentDeviceWherePyTorchSaysSo) {
+  if (cuda::device_count() < 2) GTEST_SKIP() << "needs two devices";
+  cuda::device block(1);
+  Tensor t = ones({256}, TensorOptions().device("cuda:1"));
+  (void)(t * 2);
+  EXPECT_NO_THROW(cuda::synchronize(-1));
+  EXPECT_EQ(cuda::current_stream(-1), cuda::current_stream(1));
+  EXPECT_EQ(cuda::default_stream(-1), cuda::default_stream(1));
+  EXPECT_EQ(cuda::Stream(-1).device(), Device("cuda:1"));
+  EXPECT_EQ(cuda::mem_get_info(-1).second, cuda::mem_get_info(1).second);
+  const int64_t before = cuda::memory_allocated(1);
+  void* p = cuda::caching_allocator_alloc(1024, -1);
+  EXPECT_EQ(cuda::memory_allocated(1) - before, 1024);
+  cuda::caching_allocator_delete(p);
+  EXPECT_EQ(cuda::get_rng_state(-1).equal(cuda::get_rng_state(1)), true);
+  // PyTorch: "Invalid device argument -1: did you call init?" and AssertionError("Invalid device id").
+  EXPECT_NE(ctorch::testing::error_of([] { cuda::memory_allocated(-1); }).find("Invalid device argument -1"),
+            std::string::npos);
+  EXPECT_EQ(ctorch::testing::error_of([] { cuda::get_device_properties(-1); }), "Invalid device id");
+  EXPECT_EQ(cuda::current_device(), 1);
 }

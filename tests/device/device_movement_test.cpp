@@ -14,6 +14,7 @@ class Movement : public DeviceTest {};
 CTORCH_INSTANTIATE_CUDA_TESTS(Movement);
 
 using ::ctorch::testing::error_of;
+using ::ctorch::testing::PrintStyleScope;
 
 }  // namespace
 
@@ -113,6 +114,7 @@ TEST_P(Movement, PinnedMemoryAndNonBlockingCopies) {
 TEST_P(Movement, ItemAndPrintingReadThroughTheHost) {
   Tensor g = tensor({1.5, 2.5}, on_device());
   EXPECT_EQ(g[1].item<double>(), 2.5);
+  const PrintStyleScope python(TensorPrintStyle::Python);
   std::ostringstream ss;
   ss << g;
   EXPECT_EQ(ss.str(), "tensor([1.5000, 2.5000], device='cuda:0')");

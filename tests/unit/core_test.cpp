@@ -1,6 +1,7 @@
 #include <gtest/gtest.h>
 
 #include "ctorch/ctorch.h"
+#include "test_util.h"
 
 using namespace ctorch;
 
@@ -30,6 +31,34 @@ TEST(Device, RejectsBadStringsWithPyTorchMessages) {
   EXPECT_EQ(msg(":0"), "Invalid device string: ':0'");
   EXPECT_NE(msg("CUDA:0").find("Expected one of cpu, cuda"), std::string::npos);
   EXPECT_NE(msg("cuda:99999999999").find("Could not parse device index"), std::string::npos);
+}
+
+TEST(Device, AnIntegerIsACudaIndexAsTorchDeviceOfAnInt) {
+  // torch.device(0) is cuda:0 (seed 000); 0 once converted to the const char* constructor.
+  const Device d(0);
+  EXPECT_TRUE(d.is_cuda());
+  EXPECT_EQ(d.index(), 0);
+  EXPECT_EQ(Device(3), Device("cuda:3"));
+  EXPECT_EQ(ctorch::testing::error_of([] { Device d(-1); }), "Device index must not be negative");
+  EXPECT_EQ(ctorch::testing::error_of([] { Device d(512); }), "Device index must be less than 512, but got 512");
+  const char* null_text = nullptr;
+  EXPECT_EQ(ctorch::testing::error_of<TypeError>([&] { Device d(null_text); }),
+            "Expected a device string, but got a null pointer");
+}
+
+TEST(Device, ReprIsPythons) {
+  EXPECT_EQ(Device("cuda:0").repr(), "device(type='cuda', index=0)");
+  EXPECT_EQ(Device("cpu").repr(), "device(type='cpu')");
+  EXPECT_EQ(Device("cuda").repr(), "device(type='cuda')");
+  EXPECT_EQ(Device("cpu:0").repr(), "device(type='cpu', index=0)");
+  EXPECT_EQ(Device("cuda:1").str(), "cuda:1");  // str() stays the short form
+}
+
+TEST(Version, LibraryAndHeadersAgree) {
+  EXPECT_STREQ(version(), CTORCH_VERSION);
+  EXPECT_EQ(std::string(CTORCH_VERSION),
+            std::to_string(CTORCH_VERSION_MAJOR) + "." + std::to_string(CTORCH_VERSION_MINOR) + "." +
+                std::to_string(CTORCH_VERSION_PATCH));
 }
 
 TEST(Dtype, PromotionTable) {

@@ -31,10 +31,20 @@ const ScalarType kAllTypes[] = {kUInt8, kInt8, kInt16, kInt32, kInt64, kFloat16,
 
 }  // namespace
 
-TEST(PrintRepr, StreamOperatorPrintsRepr) {
+TEST(PrintRepr, StreamOperatorPrintsTheSelectedStyle) {
+  // This test binary includes <ctorch/torch.h> (torch_compat_test), which selects libtorch's
+  // format program-wide at static initialization; a program without it starts with Python's
+  // (scripts/check-install.sh runs one of each).
+  const TensorPrintStyle initial = get_tensor_print_style();
+  EXPECT_EQ(initial, TensorPrintStyle::Libtorch);
   std::ostringstream os;
   os << tensor({1.5, 2.0});
-  EXPECT_EQ(os.str(), "tensor([1.5000, 2.0000])");
+  EXPECT_EQ(os.str(), " 1.5000\n 2.0000\n[ CPUFloatType{2} ]");
+  set_tensor_print_style(TensorPrintStyle::Python);
+  std::ostringstream py;
+  py << tensor({1.5, 2.0});
+  EXPECT_EQ(py.str(), "tensor([1.5000, 2.0000])");
+  set_tensor_print_style(initial);
 }
 
 TEST(PrintRepr, TransposedView) {

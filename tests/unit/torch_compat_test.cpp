@@ -16,3 +16,30 @@ TEST(TorchCompat, LibtorchSpellingsCompile) {
   EXPECT_EQ(at::kCPU, torch::kCPU);
   EXPECT_FALSE(torch::cuda::is_available() && torch::cuda::device_count() == 0);
 }
+
+namespace using_both {
+using namespace torch;  // NOLINT: as libtorch programs write it
+using namespace at;     // NOLINT
+
+TEST(TorchCompat, OneEntityPerNameAfterUsingNamespaces) {
+  // kCPU, Tensor, ones and Device resolve to ctorch's own entities through torch, at and c10.
+  Tensor t = ones({2, 2}, kCPU);
+  EXPECT_EQ(t.device(), Device(kCPU));
+  EXPECT_EQ(c10::str("x", 1, ", ", 2.5), "x1, 2.5");
+  EXPECT_EQ(add(t, 1).sum().item().toDouble(), 8.0);
+  EXPECT_EQ(div(t * 3, 2, "floor").sum().item().toLong(), 4);
+  EXPECT_EQ(sub(t, 1).sum().item().toInt(), 0);
+  EXPECT_EQ(mul(t, 2).sum().item().toFloat(), 8.0f);
+  EXPECT_TRUE(Scalar(true).isBoolean());
+  EXPECT_TRUE(Scalar(1.5).isFloatingPoint());
+  EXPECT_TRUE(Scalar(3).isIntegral(false));
+  EXPECT_EQ(Scalar(300).toByte(), static_cast<uint8_t>(300 & 0xff));
+}
+
+TEST(TorchCompat, VersionMacros) {
+  EXPECT_EQ(TORCH_VERSION_MAJOR, 1);
+  EXPECT_EQ(TORCH_VERSION_MINOR, 13);
+  EXPECT_EQ(TORCH_VERSION_PATCH, 1);
+  EXPECT_STREQ(TORCH_VERSION, "1.13.1");
+}
+}  // namespace using_both
