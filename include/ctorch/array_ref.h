@@ -1,54 +1,83 @@
-// IntArrayRef (a non-owning view of int64 values) and DimVector (sizes/strides with inline storage).
+// ArrayRef / IntArrayRef (non-owning views of values) and DimVector (sizes/strides with inline storage).
 #pragma once
 
 #include <cstdint>
+#include <array>
 #include <cstring>
+#include <stdexcept>
 #include <initializer_list>
 #include <iosfwd>
 #include <vector>
 
 namespace ctorch {
 
-/// A non-owning view of contiguous int64 values; built from {..}, vectors, or one value.
-class IntArrayRef {
+/// A non-owning view of contiguous values (c10::ArrayRef); built from {..}, vectors, arrays or
+/// one value. Valid only while what it views lives.
+template <class T>
+class ArrayRef {
  public:
+  using value_type = T;
+  using iterator = const T*;
+  using const_iterator = const T*;
   /// An empty view.
-  constexpr IntArrayRef() = default;
+  constexpr ArrayRef() = default;
   /// A view of one value (PyTorch accepts `size=3` for `size=(3,)`).
-  constexpr IntArrayRef(const int64_t& one) : data_(&one), size_(1) {}  // NOLINT
+  constexpr ArrayRef(const T& one) : data_(&one), size_(1) {}  // NOLINT
   /// A view of `n` values at `data`.
-  constexpr IntArrayRef(const int64_t* data, size_t n) : data_(data), size_(n) {}
+  constexpr ArrayRef(const T* data, size_t n) : data_(data), size_(n) {}
+  /// A view of [begin, end).
+  constexpr ArrayRef(const T* begin, const T* end) : data_(begin), size_(static_cast<size_t>(end - begin)) {}
   /// A view of an initializer list (valid for the full expression, as c10::ArrayRef).
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Winit-list-lifetime"
-  constexpr IntArrayRef(std::initializer_list<int64_t> il) : data_(il.begin()), size_(il.size()) {}  // NOLINT
+  constexpr ArrayRef(std::initializer_list<T> il) : data_(il.begin()), size_(il.size()) {}  // NOLINT
 #pragma GCC diagnostic pop
   /// A view of a vector.
-  IntArrayRef(const std::vector<int64_t>& v) : data_(v.data()), size_(v.size()) {}  // NOLINT
+  ArrayRef(const std::vector<T>& v) : data_(v.data()), size_(v.size()) {}  // NOLINT
+  /// A view of a std::array.
+  template <size_t N>
+  constexpr ArrayRef(const std::array<T, N>& a) : data_(a.data()), size_(N) {}  // NOLINT
+  /// A view of a C array.
+  template <size_t N>
+  constexpr ArrayRef(const T (&a)[N]) : data_(a), size_(N) {}  // NOLINT
 
-  constexpr const int64_t* data() const { return data_; }
+  constexpr const T* data() const { return data_; }
   constexpr size_t size() const { return size_; }
   constexpr bool empty() const { return size_ == 0; }
-  constexpr const int64_t* begin() const { return data_; }
-  constexpr const int64_t* end() const { return data_ + size_; }
-  constexpr const int64_t& operator[](size_t i) const { return data_[i]; }
-  constexpr const int64_t& back() const { return data_[size_ - 1]; }
+  constexpr const T* begin() const { return data_; }
+  constexpr const T* end() const { return data_ + size_; }
+  constexpr const T& operator[](size_t i) const { return data_[i]; }
+  constexpr const T& front() const { return data_[0]; }
+  constexpr const T& back() const { return data_[size_ - 1]; }
+  /// Element `i`, bounds-checked (throws std::out_of_range).
+  const T& at(size_t i) const {
+    if (i >= size_) throw std::out_of_range("ArrayRef: index out of range");
+    return data_[i];
+  }
+  /// The `m` elements from `n`.
+  constexpr ArrayRef slice(size_t n, size_t m) const { return ArrayRef(data_ + n, m); }
+  /// The elements from `n` on.
+  constexpr ArrayRef slice(size_t n) const { return ArrayRef(data_ + n, size_ - n); }
   /// Copies the values into a vector.
-  std::vector<int64_t> vec() const { return std::vector<int64_t>(begin(), end()); }
+  std::vector<T> vec() const { return std::vector<T>(begin(), end()); }
   /// Element-wise equality.
-  bool operator==(IntArrayRef o) const {
+  bool equals(ArrayRef o) const {
     if (size_ != o.size_) return false;
     for (size_t i = 0; i < size_; ++i) {
-      if (data_[i] != o.data_[i]) return false;
+      if (!(data_[i] == o.data_[i])) return false;
     }
     return true;
   }
-  bool operator!=(IntArrayRef o) const { return !(*this == o); }
+  bool operator==(ArrayRef o) const { return equals(o); }
+  bool operator!=(ArrayRef o) const { return !equals(o); }
 
  private:
-  const int64_t* data_ = nullptr;
+  const T* data_ = nullptr;
   size_t size_ = 0;
 };
+
+/// A view of int64 sizes, strides or dims.
+using IntArrayRef = ArrayRef<int64_t>;
 
 /// Prints as PyTorch prints a size list: [2, 3].
 std::ostream& operator<<(std::ostream& os, IntArrayRef a);

@@ -22,6 +22,7 @@
 #include "ctorch/half.h"
 #include "ctorch/indexing.h"
 #include "ctorch/intrusive_ptr.h"
+#include "ctorch/layout.h"
 #include "ctorch/macros.h"
 #include "ctorch/nvtx.h"
 #include "ctorch/ops.h"

@@ -24,6 +24,8 @@ const char* device_type_name(DeviceType type);
 /// A device type plus an optional index. `cuda` (index -1) != `cuda:0`, as in PyTorch.
 class Device {
  public:
+  /// c10::Device::Type.
+  using Type = DeviceType;
   /// A device of `type` with `index` (-1: none given).
   constexpr Device(DeviceType type, DeviceIndex index = -1) : type_(type), index_(index) {}  // NOLINT
   /// cuda:index, as torch.device(0); a negative index throws ctorch::Error.

@@ -23,6 +23,10 @@ Tensor full(IntArrayRef size, const Scalar& value, TensorOptions options = {});
 Tensor arange(const Scalar& end, TensorOptions options = {});
 /// [start, end) with `step`; integer dtype when all bounds are integers.
 Tensor arange(const Scalar& start, const Scalar& end, const Scalar& step = 1, TensorOptions options = {});
+/// [start, end) step 1 with `options` (libtorch's arange(start, end, options)).
+inline Tensor arange(const Scalar& start, const Scalar& end, TensorOptions options) {
+  return arange(start, end, 1, options);
+}
 /// `steps` values evenly spaced from start to end inclusive.
 Tensor linspace(const Scalar& start, const Scalar& end, int64_t steps, TensorOptions options = {});
 /// n x m identity (m defaults to n).
@@ -33,6 +37,17 @@ Tensor from_blob(void* data, IntArrayRef sizes, TensorOptions options = {},
 /// from_blob with explicit strides.
 Tensor from_blob(void* data, IntArrayRef sizes, IntArrayRef strides, TensorOptions options = {},
                  std::function<void(void*)> deleter = nullptr);
+
+/// libtorch's argument order: from_blob(data, sizes, deleter, options).
+inline Tensor from_blob(void* data, IntArrayRef sizes, const std::function<void(void*)>& deleter,
+                        TensorOptions options = {}) {
+  return from_blob(data, sizes, options, deleter);
+}
+/// libtorch's argument order: from_blob(data, sizes, strides, deleter, options).
+inline Tensor from_blob(void* data, IntArrayRef sizes, IntArrayRef strides, const std::function<void(void*)>& deleter,
+                        TensorOptions options = {}) {
+  return from_blob(data, sizes, strides, options, deleter);
+}
 
 Tensor empty_like(const Tensor& t, TensorOptions options = {});
 Tensor zeros_like(const Tensor& t, TensorOptions options = {});
@@ -65,5 +80,10 @@ Tensor tensor(const NestedList& data, TensorOptions options = {});
 /// A 1-d tensor copied from a vector.
 template <class T>
 Tensor tensor(const std::vector<T>& data, TensorOptions options = {});
+/// A 1-d tensor copied from an ArrayRef (libtorch's torch::tensor(at::ArrayRef<T>)).
+template <class T>
+Tensor tensor(ArrayRef<T> data, TensorOptions options = {}) {
+  return tensor(data.vec(), options);
+}
 
 }  // namespace ctorch

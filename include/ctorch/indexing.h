@@ -1,8 +1,14 @@
-// Tensor indexing values: integers, Slice, None and Ellipsis (Python's t[1, :2, None, ...]).
+// Tensor indexing values: integers, booleans, Slice, None and Ellipsis (Python's
+// t[1, True, :2, None, ...]), with libtorch's TensorIndex / Slice API.
 #pragma once
 
 #include <cstdint>
+#include <iosfwd>
+#include <limits>
 #include <optional>
+#include <type_traits>
+
+#include "ctorch/array_ref.h"
 
 namespace ctorch {
 
@@ -13,40 +19,83 @@ struct EllipsisIndex {};
 inline constexpr NoneIndex None{};
 inline constexpr EllipsisIndex Ellipsis{};
 
-/// Python slice start:stop:step; absent bounds are open.
-struct Slice {
-  /// The full slice `:`.
-  Slice() = default;
-  /// start:stop:step; pass None for an open bound.
-  Slice(std::optional<int64_t> start, std::optional<int64_t> stop = std::nullopt, int64_t step = 1)
-      : start(start), stop(stop), step(step) {}
-  Slice(NoneIndex, std::optional<int64_t> stop = std::nullopt, int64_t step = 1) : stop(stop), step(step) {}
-  Slice(int64_t start_v, NoneIndex, int64_t step = 1) : start(start_v), step(step) {}
-  Slice(NoneIndex, NoneIndex, int64_t step = 1) : step(step) {}
-  std::optional<int64_t> start;
-  std::optional<int64_t> stop;
-  int64_t step = 1;
+/// An open slice bound (libtorch's INDEX_MAX / INDEX_MIN).
+inline constexpr int64_t INDEX_MAX = std::numeric_limits<int64_t>::max();
+inline constexpr int64_t INDEX_MIN = std::numeric_limits<int64_t>::min();
+
+/// One bound of a Slice: an integer or None (open).
+class SliceBound {
+ public:
+  /// Open (None).
+  SliceBound() = default;
+  SliceBound(int64_t v) : value_(v) {}                   // NOLINT
+  SliceBound(NoneIndex) {}                               // NOLINT
+  SliceBound(std::nullopt_t) {}                          // NOLINT
+  SliceBound(std::optional<int64_t> v) : value_(v) {}    // NOLINT
+  /// The bound, or nullopt when open.
+  const std::optional<int64_t>& value() const { return value_; }
+
+ private:
+  std::optional<int64_t> value_;
 };
 
-/// One entry of an index list.
+/// Python slice start:stop:step. Open bounds become libtorch's: start 0 (INDEX_MAX for a negative
+/// step), stop INDEX_MAX (INDEX_MIN), step 1. A zero step throws ValueError.
+class Slice {
+ public:
+  /// start:stop:step; pass None (or nothing) for an open bound.
+  Slice(SliceBound start = {}, SliceBound stop = {}, SliceBound step = {});  // NOLINT
+  int64_t start() const { return start_; }
+  int64_t stop() const { return stop_; }
+  int64_t step() const { return step_; }
+
+ private:
+  int64_t start_;
+  int64_t stop_;
+  int64_t step_;
+};
+
+/// Prints libtorch's form: "0:9223372036854775807:1" style "start:stop:step".
+std::ostream& operator<<(std::ostream& os, const Slice& s);
+
+/// One entry of an index list. Tensor indices (advanced indexing) are not implemented yet.
 class TensorIndex {
  public:
-  enum class Kind : int8_t { Integer, Slice, None, Ellipsis };
+  enum class Kind : int8_t { Integer, Boolean, Slice, None, Ellipsis };
   TensorIndex(int64_t i) : kind_(Kind::Integer), integer_(i) {}  // NOLINT
   TensorIndex(int i) : kind_(Kind::Integer), integer_(i) {}      // NOLINT
-  /// Boolean indices (x[True]) are not supported; refuse them rather than index 0 or 1.
-  TensorIndex(bool) = delete;
-  TensorIndex(Slice s) : kind_(Kind::Slice), slice_(s) {}        // NOLINT
-  TensorIndex(NoneIndex) : kind_(Kind::None) {}                  // NOLINT
-  TensorIndex(EllipsisIndex) : kind_(Kind::Ellipsis) {}          // NOLINT
+  /// true adds a size-1 dim, false a size-0 dim (Python's x[True] / x[False]).
+  template <class T>
+    requires std::is_same_v<T, bool>
+  TensorIndex(T b) : kind_(Kind::Boolean), boolean_(b) {}  // NOLINT
+  TensorIndex(Slice s) : kind_(Kind::Slice), slice_(s) {}  // NOLINT
+  TensorIndex(NoneIndex) : kind_(Kind::None) {}            // NOLINT
+  TensorIndex(std::nullopt_t) : kind_(Kind::None) {}       // NOLINT
+  TensorIndex(EllipsisIndex) : kind_(Kind::Ellipsis) {}    // NOLINT
+  /// "..." (libtorch's spelling of Ellipsis); any other text throws ValueError.
+  TensorIndex(const char* text);  // NOLINT
   Kind kind() const { return kind_; }
+  bool is_integer() const { return kind_ == Kind::Integer; }
+  bool is_boolean() const { return kind_ == Kind::Boolean; }
+  bool is_slice() const { return kind_ == Kind::Slice; }
+  bool is_none() const { return kind_ == Kind::None; }
+  bool is_ellipsis() const { return kind_ == Kind::Ellipsis; }
+  /// Always false: ctorch has no advanced (tensor) indexing yet.
+  bool is_tensor() const { return false; }
   int64_t integer() const { return integer_; }
+  bool boolean() const { return boolean_; }
   const Slice& slice() const { return slice_; }
 
  private:
   Kind kind_;
   int64_t integer_ = 0;
+  bool boolean_ = false;
   Slice slice_;
 };
+
+/// Prints libtorch's form: 3, true, None, ..., or the slice.
+std::ostream& operator<<(std::ostream& os, const TensorIndex& index);
+/// Prints "(None, ..., 0, 1:9223372036854775807:2)".
+std::ostream& operator<<(std::ostream& os, ArrayRef<TensorIndex> indices);
 
 }  // namespace ctorch

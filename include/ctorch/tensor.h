@@ -9,6 +9,8 @@
 
 #include "ctorch/error.h"
 #include "ctorch/generator.h"
+#include "ctorch/indexing.h"
+#include "ctorch/layout.h"
 #include "ctorch/scalar.h"
 #include "ctorch/stream.h"
 #include "ctorch/tensor_impl.h"
@@ -26,6 +28,19 @@ class Tensor {
   Tensor() = default;
   /// Wraps an impl.
   explicit Tensor(IntrusivePtr<TensorImpl> impl) : impl_(std::move(impl)) {}
+  Tensor(const Tensor&) = default;
+  Tensor(Tensor&&) noexcept = default;
+  ~Tensor() = default;
+  /// Rebinds this handle to `other`'s tensor (no data is copied).
+  Tensor& operator=(const Tensor& other) & = default;
+  /// Rebinds this handle to `other`'s tensor (no data is copied).
+  Tensor& operator=(Tensor&& other) & noexcept = default;
+  /// Assigning to a temporary writes through it, as `t[0] = src` in Python and libtorch: copy_.
+  Tensor& operator=(const Tensor& src) && { return copy_(src); }
+  /// Same as the const& form.
+  Tensor& operator=(Tensor&& src) && { return copy_(src); }
+  /// `t[0] = 5`: fill_ on the temporary view.
+  Tensor& operator=(const Scalar& value) && { return fill_(value); }
 
   // ---- metadata -------------------------------------------------------------------------
   /// False for a default-constructed Tensor.
@@ -74,6 +89,8 @@ class Tensor {
   bool is_pinned() const;
   /// dtype, device and requires_grad of this tensor.
   TensorOptions options() const { return TensorOptions().dtype(dtype()).device(device()); }
+  /// Always kStrided: ctorch has strided tensors only.
+  Layout layout() const { return kStrided; }
   /// True when gradients are tracked for this tensor.
   bool requires_grad() const { return impl_->requires_grad(); }
   /// Sets requires_grad (only floating tensors may require grad). Returns *this.
@@ -197,12 +214,22 @@ class Tensor {
   Tensor select(int64_t dim, int64_t index) const;
   /// select(0, index).
   Tensor operator[](int64_t index) const { return select(0, index); }
-  /// Integer, slice, None and Ellipsis indexing (Tensor.__getitem__).
-  Tensor index(std::initializer_list<TensorIndex> indices) const;
+  /// Integer, boolean, slice, None and Ellipsis indexing (Tensor.__getitem__).
+  Tensor index(ArrayRef<TensorIndex> indices) const;
+  /// Same as index(ArrayRef) for a braced list.
+  Tensor index(std::initializer_list<TensorIndex> indices) const { return index(ArrayRef<TensorIndex>(indices)); }
   /// Assigns `value` to the indexed region (Tensor.__setitem__).
-  Tensor& index_put_(std::initializer_list<TensorIndex> indices, const Tensor& value);
+  Tensor& index_put_(ArrayRef<TensorIndex> indices, const Tensor& value);
+  /// Same as index_put_(ArrayRef, Tensor) for a braced list.
+  Tensor& index_put_(std::initializer_list<TensorIndex> indices, const Tensor& value) {
+    return index_put_(ArrayRef<TensorIndex>(indices), value);
+  }
   /// Assigns a scalar to the indexed region.
-  Tensor& index_put_(std::initializer_list<TensorIndex> indices, const Scalar& value);
+  Tensor& index_put_(ArrayRef<TensorIndex> indices, const Scalar& value);
+  /// Same as index_put_(ArrayRef, Scalar) for a braced list.
+  Tensor& index_put_(std::initializer_list<TensorIndex> indices, const Scalar& value) {
+    return index_put_(ArrayRef<TensorIndex>(indices), value);
+  }
   /// A view with explicit sizes, strides and offset.
   Tensor as_strided(IntArrayRef size, IntArrayRef stride,
                     std::optional<int64_t> storage_offset = std::nullopt) const;

@@ -9,6 +9,8 @@
 namespace ctorch {
 
 Storage allocate_storage(size_t nbytes, const TensorOptions& options) {
+  CTORCH_CHECK_NOT_IMPLEMENTED(options.layout() == Layout::Strided, "ctorch implements strided tensors only, but got layout ",
+                               options.layout(), " (expected Strided)");
   const Device device = options.device();
   if (device.is_cpu()) {
     if (options.pinned_memory()) {

@@ -5,6 +5,9 @@
 // writes through such a view with copy_ / fill_.
 #include "ctorch/indexing.h"
 
+#include <cstring>
+#include <ostream>
+
 #include "ctorch/ops.h"
 
 namespace ctorch {
@@ -32,16 +35,19 @@ Tensor apply_select(const Tensor& t, int64_t dim, int64_t index, int64_t real_di
 
 // impl::applySlice (negative steps are not supported, as in PyTorch).
 Tensor apply_slice(const Tensor& t, int64_t dim, const Slice& s) {
-  CTORCH_CHECK_VALUE(s.step > 0, "step must be greater than zero");
-  return t.slice(dim, s.start, s.stop, s.step);
+  CTORCH_CHECK_VALUE(s.step() > 0, "step must be greater than zero");
+  return t.slice(dim, s.start(), s.stop(), s.step());
+}
+
+// A boolean index adds a dim of size 1 (true: all of it, false: none of it) at `dim`. PyTorch
+// indexes that dim with a [0] or [] index tensor (a copy); ctorch returns the equal view.
+Tensor apply_boolean(const Tensor& t, int64_t dim, bool value) {
+  const Tensor result = t.unsqueeze(dim);
+  return value ? result : result.narrow(dim, 0, 0);
 }
 
 // Resolves the indices to a view of self (get_item without the final alias).
-Tensor apply_indices(const Tensor& self, std::initializer_list<TensorIndex> indices) {
-  // A zero step is rejected when the Slice is built in PyTorch, before any indexing.
-  for (const TensorIndex& idx : indices) {
-    CTORCH_CHECK_VALUE(idx.kind() != Kind::Slice || idx.slice().step != 0, "slice step cannot be zero");
-  }
+Tensor apply_indices(const Tensor& self, ArrayRef<TensorIndex> indices) {
   if (indices.size() == 1) {
     const TensorIndex& idx = *indices.begin();
     switch (idx.kind()) {
@@ -53,6 +59,8 @@ Tensor apply_indices(const Tensor& self, std::initializer_list<TensorIndex> indi
         return self.unsqueeze(0);
       case Kind::Ellipsis:
         return self;
+      case Kind::Boolean:
+        return apply_boolean(self, 0, idx.boolean());
     }
   }
   int64_t specified = 0;
@@ -77,6 +85,10 @@ Tensor apply_indices(const Tensor& self, std::initializer_list<TensorIndex> indi
         break;
       case Kind::None:
         result = result.unsqueeze(dim);
+        ++dim;
+        break;
+      case Kind::Boolean:
+        result = apply_boolean(result, dim, idx.boolean());
         ++dim;
         break;
     }
@@ -106,19 +118,57 @@ void copy_to(Tensor dst, const Tensor& src) {
 
 }  // namespace
 
-Tensor Tensor::index(std::initializer_list<TensorIndex> indices) const {
+Slice::Slice(SliceBound start, SliceBound stop, SliceBound step) {
+  step_ = step.value().value_or(1);
+  CTORCH_CHECK_VALUE(step_ != 0, "slice step cannot be zero");
+  start_ = start.value().value_or(step_ < 0 ? INDEX_MAX : 0);
+  stop_ = stop.value().value_or(step_ < 0 ? INDEX_MIN : INDEX_MAX);
+}
+
+std::ostream& operator<<(std::ostream& os, const Slice& s) {
+  return os << s.start() << ":" << s.stop() << ":" << s.step();
+}
+
+TensorIndex::TensorIndex(const char* text) : kind_(Kind::Ellipsis) {
+  CTORCH_CHECK_VALUE(text != nullptr && std::strcmp(text, "...") == 0,
+                     "Expected \"...\" to represent an ellipsis index, but got \"", text ? text : "(null)", "\"");
+}
+
+std::ostream& operator<<(std::ostream& os, const TensorIndex& index) {
+  switch (index.kind()) {
+    case TensorIndex::Kind::None:
+      return os << "None";
+    case TensorIndex::Kind::Ellipsis:
+      return os << "...";
+    case TensorIndex::Kind::Integer:
+      return os << index.integer();
+    case TensorIndex::Kind::Boolean:
+      return os << (index.boolean() ? "true" : "false");
+    case TensorIndex::Kind::Slice:
+      return os << index.slice();
+  }
+  return os;
+}
+
+std::ostream& operator<<(std::ostream& os, ArrayRef<TensorIndex> indices) {
+  os << "(";
+  for (size_t i = 0; i < indices.size(); ++i) os << (i ? ", " : "") << indices[i];
+  return os << ")";
+}
+
+Tensor Tensor::index(ArrayRef<TensorIndex> indices) const {
   Tensor result = apply_indices(*this, indices);
   // Like Python, always a new tensor object, even for x[...] or x[:].
   return result.is_same(*this) ? alias_of(result) : result;
 }
 
-Tensor& Tensor::index_put_(std::initializer_list<TensorIndex> indices, const Tensor& value) {
+Tensor& Tensor::index_put_(ArrayRef<TensorIndex> indices, const Tensor& value) {
   CTORCH_CHECK(value.defined(), "index_put_: value must be a defined tensor");
   copy_to(apply_indices(*this, indices), value);
   return *this;
 }
 
-Tensor& Tensor::index_put_(std::initializer_list<TensorIndex> indices, const Scalar& value) {
+Tensor& Tensor::index_put_(ArrayRef<TensorIndex> indices, const Scalar& value) {
   // PyTorch wraps the scalar in a 0-dim tensor of self's dtype and fills the target.
   Tensor dst = apply_indices(*this, indices);
   dst.fill_(value);

@@ -518,3 +518,26 @@ TEST(FromBlob, DeleterRunsOnceWhenTheLastViewDies) {
   { Tensor t = from_blob(local, {2}); }
   EXPECT_EQ(local[1], 2.0f);
 }
+
+TEST(Factories, LayoutsOtherThanStridedAreNotImplemented) {
+  EXPECT_EQ(TensorOptions().layout(), kStrided);
+  EXPECT_EQ(layout(kSparse).layout(), kSparse);
+  EXPECT_EQ(zeros({2}).layout(), kStrided);
+  EXPECT_EQ(ctorch::testing::error_of<NotImplementedError>([] { zeros({2}, layout(kSparse)); }),
+            "ctorch implements strided tensors only, but got layout Sparse (expected Strided)");
+  EXPECT_EQ(ones({2}, TensorOptions(kStrided).dtype(kInt)).dtype(), kInt);
+}
+
+TEST(Factories, LibtorchArgumentOrders) {
+  EXPECT_EQ(arange(2, 5, kInt).dtype(), kInt);
+  EXPECT_EQ(arange(2, 5, kInt).to_vector<int32_t>(), (std::vector<int32_t>{2, 3, 4}));
+  const int values[] = {4, 5, 6};
+  EXPECT_EQ(tensor(ArrayRef<int>(values)).to_vector<int32_t>(), (std::vector<int32_t>{4, 5, 6}));
+  bool called = false;
+  {
+    std::vector<int32_t> v = {1, 2, 3};
+    Tensor t = from_blob(v.data(), {3}, [&called](void*) { called = true; }, kInt);
+    EXPECT_EQ(t.to_vector<int32_t>(), v);
+  }
+  EXPECT_TRUE(called);
+}

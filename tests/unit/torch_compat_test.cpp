@@ -43,3 +43,17 @@ TEST(TorchCompat, VersionMacros) {
   EXPECT_STREQ(TORCH_VERSION, "1.13.1");
 }
 }  // namespace using_both
+
+TEST(TorchCompat, IrangeAndArrayRef) {
+  int64_t sum = 0;
+  for (const auto i : c10::irange(4)) sum += i;
+  EXPECT_EQ(sum, 6);
+  int count = 0;
+  for (const auto i : c10::irange(5, int64_t{3})) count += static_cast<int>(i);
+  EXPECT_EQ(count, 0);  // an empty range when end < begin
+  const std::vector<int64_t> sizes = {2, 3};
+  const at::ArrayRef<int64_t> ref(sizes);
+  EXPECT_EQ(ref.slice(1).front(), 3);
+  EXPECT_EQ(torch::ones(ref).sizes(), at::IntArrayRef({2, 3}));
+  EXPECT_EQ(torch::empty(5, at::kDouble).sizes(), at::IntArrayRef({5}));
+}

@@ -5,6 +5,7 @@
 #include <functional>
 #include <limits>
 #include <optional>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -682,4 +683,44 @@ TEST(Index, FailedPutModifiesNothing) {
             "step must be greater than zero");
   EXPECT_EQ(base.to_vector<int64_t>(), before);
   EXPECT_EQ(base._version(), version);
+}
+
+TEST(Index, BooleansAddASizeOneOrAnEmptyDim) {
+  Tensor base = iota({2, 3});
+  EXPECT_EQ(vec(base.index({true}).sizes()), (V{1, 2, 3}));
+  EXPECT_EQ(vec(base.index({false}).sizes()), (V{0, 2, 3}));
+  EXPECT_EQ(vec(base.index({0, true, Slice()}).sizes()), (V{1, 3}));
+  EXPECT_EQ(base.index({0, true, Slice()}).to_vector<int64_t>(), (V{0, 1, 2}));
+  EXPECT_EQ(vec(base.index({Ellipsis, false}).sizes()), (V{2, 3, 0}));
+  base.index_put_({1, true}, 7);  // writes all of row 1
+  EXPECT_EQ(base.index({1}).to_vector<int64_t>(), (V{7, 7, 7}));
+  base.index_put_({0, false}, 9);  // writes nothing
+  EXPECT_EQ(base.index({0}).to_vector<int64_t>(), (V{0, 1, 2}));
+}
+
+TEST(Index, LibtorchIndexValues) {
+  // "..." is Ellipsis; other text is PyTorch's ValueError. Slices read back libtorch's bounds.
+  const std::vector<TensorIndex> indices = {None, "...", Ellipsis, 0, true, Slice(1, None, 2)};
+  EXPECT_TRUE(indices[1].is_ellipsis());
+  EXPECT_TRUE(indices[4].is_boolean() && indices[4].boolean());
+  EXPECT_EQ(indices[5].slice().stop(), INDEX_MAX);
+  std::ostringstream os;
+  os << ArrayRef<TensorIndex>(indices);
+  EXPECT_EQ(os.str(), "(None, ..., ..., 0, true, 1:9223372036854775807:2)");
+  EXPECT_EQ(error_of<ValueError>([] { TensorIndex bad(".."); }),
+            "Expected \"...\" to represent an ellipsis index, but got \"..\"");
+  EXPECT_EQ(Slice(None, None, -1).start(), INDEX_MAX);
+  EXPECT_EQ(Slice(None, None, -1).stop(), INDEX_MIN);
+  Tensor base = iota({4});
+  EXPECT_EQ(base.index(ArrayRef<TensorIndex>(indices.data() + 5, 1)).to_vector<int64_t>(), (V{1, 3}));
+}
+
+TEST(Index, AssigningToATemporaryWritesThrough) {
+  Tensor base = iota({2, 2});
+  base[0][1] = 5;  // rvalue assignment fills, as t[0][1] = 5 in Python and libtorch
+  base[1] = tensor({8, 9});
+  EXPECT_EQ(base.to_vector<int64_t>(), (V{0, 5, 8, 9}));
+  Tensor handle = base;
+  handle = tensor({1});  // an lvalue handle is rebound, the data stays
+  EXPECT_EQ(base.to_vector<int64_t>(), (V{0, 5, 8, 9}));
 }
