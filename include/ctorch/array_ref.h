@@ -6,6 +6,8 @@
 #include <cstring>
 #include <stdexcept>
 #include <initializer_list>
+#include <optional>
+#include <type_traits>
 #include <iosfwd>
 #include <vector>
 
@@ -78,6 +80,38 @@ class ArrayRef {
 
 /// A view of int64 sizes, strides or dims.
 using IntArrayRef = ArrayRef<int64_t>;
+
+/// An optional list of dims (c10::OptionalIntArrayRef) that keeps a single dim by value, so that
+/// `t.var(0)` does not point at a temporary that died inside std::optional's constructor.
+class OptionalIntArrayRef {
+ public:
+  /// No dims (nullopt): reduce over all of them.
+  OptionalIntArrayRef() = default;
+  OptionalIntArrayRef(std::nullopt_t) {}  // NOLINT
+  /// One dim, kept by value.
+  template <class I>
+    requires(std::is_integral_v<I> && !std::is_same_v<I, bool>)
+  OptionalIntArrayRef(I dim) : has_(true), one_(true), dim_(static_cast<int64_t>(dim)) {}  // NOLINT
+  /// A list of dims; it must outlive this object (as any IntArrayRef).
+  OptionalIntArrayRef(IntArrayRef dims) : has_(true), list_(dims) {}  // NOLINT
+  OptionalIntArrayRef(std::initializer_list<int64_t> dims) : has_(true), list_(dims) {}  // NOLINT
+  OptionalIntArrayRef(const std::vector<int64_t>& dims) : has_(true), list_(dims) {}  // NOLINT
+  OptionalIntArrayRef(std::optional<IntArrayRef> dims) : has_(dims.has_value()), list_(dims.value_or(IntArrayRef())) {}  // NOLINT
+
+  bool has_value() const { return has_; }
+  explicit operator bool() const { return has_; }
+  /// The dims (valid while this object lives); empty when !has_value().
+  IntArrayRef value() const { return one_ ? IntArrayRef(&dim_, 1) : list_; }
+  IntArrayRef operator*() const { return value(); }
+  /// std::optional<IntArrayRef> viewing this object's dims.
+  std::optional<IntArrayRef> opt() const { return has_ ? std::optional<IntArrayRef>(value()) : std::nullopt; }
+
+ private:
+  bool has_ = false;
+  bool one_ = false;
+  int64_t dim_ = 0;
+  IntArrayRef list_;
+};
 
 /// Prints as PyTorch prints a size list: [2, 3].
 std::ostream& operator<<(std::ostream& os, IntArrayRef a);

@@ -88,6 +88,36 @@ inline Tensor sum(const Tensor& t, IntArrayRef dim, bool keepdim = false) { retu
 inline Tensor mean(const Tensor& t) { return t.mean(); }
 inline Tensor mean(const Tensor& t, IntArrayRef dim, bool keepdim = false) { return t.mean(dim, keepdim); }
 inline Tensor prod(const Tensor& t) { return t.prod(); }
+namespace detail {
+/// mean over `dim`, or over every dim when nullopt (keeping them as size 1 when keepdim).
+inline Tensor mean_over(const Tensor& t, OptionalIntArrayRef dim, bool keepdim) {
+  if (dim) return t.mean(dim.value(), keepdim);
+  if (!keepdim || t.dim() == 0) return t.mean();
+  std::vector<int64_t> all(static_cast<size_t>(t.dim()));
+  for (size_t i = 0; i < all.size(); ++i) all[i] = static_cast<int64_t>(i);
+  return t.mean(all, true);
+}
+}  // namespace detail
+/// Variance over `dim` (all dims when nullopt) with Bessel's `correction` (1: unbiased).
+inline Tensor var(const Tensor& t, OptionalIntArrayRef dim = std::nullopt, int64_t correction = 1,
+                  bool keepdim = false) {
+  return t.var(dim, correction, keepdim);
+}
+/// Standard deviation over `dim` (all dims when nullopt) with Bessel's `correction`.
+inline Tensor std(const Tensor& t, OptionalIntArrayRef dim = std::nullopt, int64_t correction = 1,
+                  bool keepdim = false) {
+  return t.std(dim, correction, keepdim);
+}
+/// (var, mean) over `dim` (all dims when nullopt), as torch.var_mean.
+inline std::tuple<Tensor, Tensor> var_mean(const Tensor& t, OptionalIntArrayRef dim = std::nullopt,
+                                           int64_t correction = 1, bool keepdim = false) {
+  return {t.var(dim, correction, keepdim), detail::mean_over(t, dim, keepdim)};
+}
+/// (std, mean) over `dim` (all dims when nullopt), as torch.std_mean.
+inline std::tuple<Tensor, Tensor> std_mean(const Tensor& t, OptionalIntArrayRef dim = std::nullopt,
+                                           int64_t correction = 1, bool keepdim = false) {
+  return {t.std(dim, correction, keepdim), detail::mean_over(t, dim, keepdim)};
+}
 inline Tensor max(const Tensor& t) { return t.max(); }
 inline std::tuple<Tensor, Tensor> max(const Tensor& t, int64_t dim, bool keepdim = false) { return t.max(dim, keepdim); }
 inline Tensor min(const Tensor& t) { return t.min(); }

@@ -350,8 +350,8 @@ class Tensor {
   Tensor norm(const Scalar& p = 2) const;
   Tensor norm(const Scalar& p, IntArrayRef dim, bool keepdim = false) const;
   /// Variance; `correction` 1 is Bessel's correction (unbiased).
-  Tensor var(std::optional<IntArrayRef> dim = std::nullopt, int64_t correction = 1, bool keepdim = false) const;
-  Tensor std(std::optional<IntArrayRef> dim = std::nullopt, int64_t correction = 1, bool keepdim = false) const;
+  Tensor var(OptionalIntArrayRef dim = std::nullopt, int64_t correction = 1, bool keepdim = false) const;
+  Tensor std(OptionalIntArrayRef dim = std::nullopt, int64_t correction = 1, bool keepdim = false) const;
   Tensor softmax(int64_t dim, std::optional<ScalarType> dtype = std::nullopt) const;
   Tensor log_softmax(int64_t dim, std::optional<ScalarType> dtype = std::nullopt) const;
 

@@ -380,12 +380,12 @@ Tensor Tensor::norm(const Scalar& p, IntArrayRef dim, bool keepdim) const {
   return ops::norm_impl(*this, p, make_dim_mask(dim, this->dim()), !dim.empty(), keepdim);
 }
 
-Tensor Tensor::var(std::optional<IntArrayRef> dim, int64_t correction, bool keepdim) const {
-  return ops::var_impl(*this, dim, correction, keepdim, false);
+Tensor Tensor::var(OptionalIntArrayRef dim, int64_t correction, bool keepdim) const {
+  return ops::var_impl(*this, dim.opt(), correction, keepdim, false);
 }
 
-Tensor Tensor::std(std::optional<IntArrayRef> dim, int64_t correction, bool keepdim) const {
-  return ops::var_impl(*this, dim, correction, keepdim, true);
+Tensor Tensor::std(OptionalIntArrayRef dim, int64_t correction, bool keepdim) const {
+  return ops::var_impl(*this, dim.opt(), correction, keepdim, true);
 }
 
 Tensor Tensor::softmax(int64_t dim, std::optional<ScalarType> dtype) const {

@@ -157,18 +157,21 @@ std::ostream& operator<<(std::ostream& os, ArrayRef<TensorIndex> indices) {
 }
 
 Tensor Tensor::index(ArrayRef<TensorIndex> indices) const {
+  CTORCH_CHECK(!indices.empty(), "Passing an empty index list to Tensor::index() is not valid syntax");
   Tensor result = apply_indices(*this, indices);
   // Like Python, always a new tensor object, even for x[...] or x[:].
   return result.is_same(*this) ? alias_of(result) : result;
 }
 
 Tensor& Tensor::index_put_(ArrayRef<TensorIndex> indices, const Tensor& value) {
+  CTORCH_CHECK(!indices.empty(), "Passing an empty index list to Tensor::index_put_() is not valid syntax");
   CTORCH_CHECK(value.defined(), "index_put_: value must be a defined tensor");
   copy_to(apply_indices(*this, indices), value);
   return *this;
 }
 
 Tensor& Tensor::index_put_(ArrayRef<TensorIndex> indices, const Scalar& value) {
+  CTORCH_CHECK(!indices.empty(), "Passing an empty index list to Tensor::index_put_() is not valid syntax");
   // PyTorch wraps the scalar in a 0-dim tensor of self's dtype and fills the target.
   Tensor dst = apply_indices(*this, indices);
   dst.fill_(value);

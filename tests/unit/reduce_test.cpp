@@ -823,3 +823,16 @@ TEST(ReduceViews, MatchTheirContiguousCopies) {
     EXPECT_TRUE(v.equal(c));
   }
 }
+
+TEST(ReduceVar, ASingleIntegerDimIsKeptByValue) {
+  // t.var(0) once built std::optional<IntArrayRef> from a temporary that died inside optional's
+  // constructor (PyTorch's TensorTest.StdDimension caught it).
+  const Tensor x = arange(12.0).reshape({4, 3});
+  EXPECT_EQ(x.var(0).numel(), 3);
+  EXPECT_EQ(x.std(0, /*correction=*/1).numel(), 3);
+  EXPECT_TRUE(var(x, 1).allclose(x.var(IntArrayRef({1}))));
+  const auto [v, m] = var_mean(x, 0);
+  EXPECT_TRUE(m.allclose(x.mean(IntArrayRef({0}))));
+  EXPECT_TRUE(v.allclose(x.var(IntArrayRef({0}))));
+  EXPECT_EQ(std::get<1>(std_mean(x, std::nullopt, 1, /*keepdim=*/true)).sizes(), IntArrayRef({1, 1}));
+}

@@ -594,9 +594,10 @@ TEST(Index, NoneAndEllipsis) {
   EXPECT_EQ(vec(base.index({Slice(), None, 0}).sizes()), (V{2, 1, 4}));
   Tensor u = base.index({None, None});
   EXPECT_EQ(vec(u.sizes()), (V{1, 1, 2, 3, 4}));
-  Tensor all = base.index({});
-  EXPECT_FALSE(all.is_same(base));
-  EXPECT_EQ(vec(all.sizes()), (V{2, 3, 4}));
+  // Tensor::index is libtorch's method (Python has x[()] instead): an empty list is an error.
+  EXPECT_EQ(error_of([&] { base.index({}); }), "Passing an empty index list to Tensor::index() is not valid syntax");
+  EXPECT_EQ(error_of([&] { base.index_put_({}, 1); }),
+            "Passing an empty index list to Tensor::index_put_() is not valid syntax");
   // 0-dim tensors accept None and Ellipsis.
   Tensor s = tensor(3.0);
   EXPECT_EQ(vec(s.index({None}).sizes()), (V{1}));

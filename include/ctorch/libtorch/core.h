@@ -8,6 +8,7 @@
 #include <sstream>
 #include <string>
 #include <type_traits>
+#include <vector>
 
 #include "ctorch/ctorch.h"
 
@@ -66,8 +67,43 @@ using namespace ::c10;  // NOLINT(google-build-using-namespace)
 
 namespace torch {
 using namespace ::at;  // NOLINT(google-build-using-namespace)
+
+namespace detail {
+/// The dtype torch::tensor gives C++ values of type T (TensorDataContainer's compute_desired_dtype):
+/// int and int64 become int64, float and double the default dtype, other types keep theirs.
+template <class T>
+::ctorch::ScalarType frontend_dtype() {
+  constexpr ::ctorch::ScalarType own = ::ctorch::scalar_type_of<T>;
+  if constexpr (own == ::ctorch::kInt || own == ::ctorch::kLong) {
+    return ::ctorch::kLong;
+  } else if constexpr (own == ::ctorch::kFloat || own == ::ctorch::kDouble) {
+    return ::ctorch::get_default_dtype();
+  } else {
+    return own;
+  }
+}
+}  // namespace detail
+
+// torch::tensor is the C++ frontend's constructor: a list of C++ values becomes the dtype Python's
+// torch.tensor would give (at::tensor, which is ctorch::tensor, keeps the C++ type).
+/// torch::tensor({...}) of nested values.
+inline Tensor tensor(const ::ctorch::NestedList& data, TensorOptions options = {}) {
+  return ::ctorch::tensor(data, options);
+}
+/// torch::tensor(at::ArrayRef<T>): 1-d, dtype as frontend_dtype<T>() unless options give one.
+template <class T>
+Tensor tensor(::ctorch::ArrayRef<T> values, TensorOptions options = {}) {
+  return ::ctorch::tensor(values.vec(), options.has_dtype() ? options : options.dtype(detail::frontend_dtype<T>()));
+}
+/// torch::tensor(std::vector<T>): as the ArrayRef form.
+template <class T>
+Tensor tensor(const std::vector<T>& values, TensorOptions options = {}) {
+  return ::ctorch::tensor(values, options.has_dtype() ? options : options.dtype(detail::frontend_dtype<T>()));
+}
 namespace indexing {
 using ::ctorch::Ellipsis;
+using ::ctorch::INDEX_MAX;
+using ::ctorch::INDEX_MIN;
 using ::ctorch::None;
 using ::ctorch::Slice;
 using ::ctorch::TensorIndex;
