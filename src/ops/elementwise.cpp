@@ -40,6 +40,9 @@ Device common_device(std::initializer_list<const Tensor*> tensors) {
 
 namespace {
 
+Tensor empty_output_reordered(IntArrayRef shape, const TensorOptions& options,
+                              std::initializer_list<const Tensor*> inputs);
+
 // empty_output for operands that are not all contiguous with the output's shape.
 [[gnu::noinline]] Tensor empty_output_strided(IntArrayRef shape, const TensorOptions& options,
                                               std::initializer_list<const Tensor*> inputs) {
@@ -52,9 +55,33 @@ namespace {
     same = same && t->sizes() == shape && t->strides() == first->strides();
   }
   if (same && first && is_non_overlapping_and_dense(*first)) return empty_strided(shape, first->strides(), options);
-  // General case (TensorIterator::reorder_dimensions): order dims fastest-first by the inputs'
-  // strides (the first input with a non-broadcast, unequal pair decides), then lay the output out
-  // densely in that order. Broadcast dims have stride 0 and never decide.
+  return empty_output_reordered(shape, options, inputs);
+}
+
+}  // namespace
+
+bool has_row_major_strides(const Tensor& t) {
+  int64_t expected = 1;
+  for (int64_t d = t.dim() - 1; d >= 0; --d) {
+    if (t.strides()[d] != expected) return false;
+    expected *= t.sizes()[d];
+  }
+  return true;
+}
+
+Tensor empty_output_beside_scalar(IntArrayRef shape, const TensorOptions& options, const Tensor& t) {
+  // Row-major strides with elements reorder to themselves: skip the general rule.
+  const bool row_major = t.numel() > 0 && t.sizes() == shape && has_row_major_strides(t);
+  return row_major ? empty(shape, options) : empty_output_reordered(shape, options, {&t});
+}
+
+namespace {
+
+// General case (TensorIterator::reorder_dimensions): order dims fastest-first by the inputs'
+// strides (the first input with a non-broadcast, unequal pair decides), then lay the output out
+// densely in that order. Broadcast dims have stride 0 and never decide.
+Tensor empty_output_reordered(IntArrayRef shape, const TensorOptions& options,
+                              std::initializer_list<const Tensor*> inputs) {
   const int64_t n = static_cast<int64_t>(shape.size());
   CTORCH_CHECK_NOT_IMPLEMENTED(n <= 64, "elementwise ops support at most 64 dims, got ", n);
   auto stride_of = [&](const Tensor* t, int64_t d) -> int64_t {
@@ -336,8 +363,8 @@ Tensor binary_op_cpu_scalar(BinaryOp op, const Tensor& t, const Tensor& scalar, 
   if (side == ScalarOperand::Rhs) check_divisor(op, common, value);
   const Tensor tc = t.to(common);
   if (side == ScalarOperand::Lhs) check_divisor(op, common, tc);
-  Tensor out = empty_output(t.sizes(),
-                            TensorOptions().dtype(kernels::produces_bool(op) ? kBool : common).device(t.device()), {&t});
+  Tensor out = empty_output_beside_scalar(
+      t.sizes(), TensorOptions().dtype(kernels::produces_bool(op) ? kBool : common).device(t.device()), t);
   if (out.numel() == 0) return out;
   ElementwisePlan plan = make_plan(out, {&tc});
   char* data[kernels::kMaxOperands];
@@ -385,8 +412,8 @@ Tensor binary_op(BinaryOp op, const Tensor& t, const Scalar& s, ScalarOperand si
   } else {
     check_divisor(op, common, tc);
   }
-  Tensor out = empty_output(t.sizes(),
-                            TensorOptions().dtype(kernels::produces_bool(op) ? kBool : common).device(t.device()), {&t});
+  Tensor out = empty_output_beside_scalar(
+      t.sizes(), TensorOptions().dtype(kernels::produces_bool(op) ? kBool : common).device(t.device()), t);
   if (out.numel() == 0) return out;
   ElementwisePlan plan = make_plan(out, {&tc});
   char* data[kernels::kMaxOperands];

@@ -50,6 +50,13 @@ bool has_nonzero(const Tensor& t);
 /// True when the elements fill their memory exactly once in some dim order (c10's
 /// is_non_overlapping_and_dense): contiguous tensors and their permutations.
 bool is_non_overlapping_and_dense(const Tensor& t);
+/// True when t's strides are exactly the row-major strides of its sizes, size-1 and size-0 dims
+/// included (is_contiguous() ignores the strides of size-1 dims).
+bool has_row_major_strides(const Tensor& t);
+/// The output of an op on `t` and a scalar (a Scalar or a 0-dim cpu tensor): TensorIterator then
+/// has operands of different shapes, so no fast setup applies and the output follows t's stride
+/// order even where t counts as contiguous (size-1 or size-0 dims with other strides).
+Tensor empty_output_beside_scalar(IntArrayRef shape, const TensorOptions& options, const Tensor& t);
 /// PyTorch's assert_no_internal_overlap: throws when elements of `t` share memory (an expanded view).
 void check_no_internal_overlap(const Tensor& t);
 /// PyTorch's assert_no_partial_overlap: throws when `out` and `in` share some memory but are not

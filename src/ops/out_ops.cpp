@@ -7,7 +7,14 @@
 namespace ctorch {
 namespace {
 
-Tensor& binary_out(kernels::BinaryOp op, Tensor& out, const Tensor& a, const Tensor& b, const ops::OpArgs& args) {
+// TensorIterator accepts a 0-dim cpu input beside operands on another device (inputs only).
+Tensor on_device_of(const Tensor& input, const Tensor& out) {
+  return input.dim() == 0 && input.is_cpu() && !out.is_cpu() ? input.to(out.device()) : input;
+}
+
+Tensor& binary_out(kernels::BinaryOp op, Tensor& out, const Tensor& a_in, const Tensor& b_in,
+                   const ops::OpArgs& args) {
+  const Tensor a = on_device_of(a_in, out), b = on_device_of(b_in, out);
   const Device device = ops::common_device({&out, &a, &b});
   const ScalarType common = result_type(a, b);
   CTORCH_CHECK(can_cast(common, out.dtype()), "result type ", scalar_type_cpp_name(common),
@@ -15,6 +22,10 @@ Tensor& binary_out(kernels::BinaryOp op, Tensor& out, const Tensor& a, const Ten
   const DimVector shape = broadcast_shapes(a.sizes(), b.sizes());
   CTORCH_CHECK(IntArrayRef(shape) == out.sizes(), "out= tensor has shape ", out.sizes(),
                " but the result has shape ", IntArrayRef(shape), " (ctorch does not resize out= tensors)");
+  // TensorIterator's checks: out may not overlap itself, nor partially overlap an input.
+  ops::check_no_internal_overlap(out);
+  ops::check_no_partial_overlap(out, a);
+  ops::check_no_partial_overlap(out, b);
   if (common != out.dtype()) {
     out.copy_(ops::binary_op(op, a, b, args));
     return out;

@@ -34,9 +34,9 @@ void set_requires_grad(Tensor& t, const TensorOptions& options) {
 }  // namespace
 
 Tensor empty(IntArrayRef size, TensorOptions options) {
-  const int64_t n = checked_numel(size);
+  checked_numel(size);
   const ScalarType dtype = options.dtype();
-  Storage storage = allocate_storage(static_cast<size_t>(n * element_size(dtype)), options);
+  Storage storage = allocate_storage(storage_nbytes(size, static_cast<size_t>(element_size(dtype))), options);
   Tensor t(IntrusivePtr<TensorImpl>::make(std::move(storage), dtype, size));
   set_requires_grad(t, options);
   return t;
@@ -45,17 +45,13 @@ Tensor empty(IntArrayRef size, TensorOptions options) {
 Tensor empty_strided(IntArrayRef size, IntArrayRef stride, TensorOptions options) {
   CTORCH_CHECK_VALUE(size.size() == stride.size(), "mismatch in length of strides and shape");
   checked_numel(size);
-  int64_t extent = 1;  // storage elements needed: 1 + sum((size-1)*stride)
-  bool empty_tensor = false;
   for (size_t i = 0; i < size.size(); ++i) {
     CTORCH_CHECK_VALUE(stride[i] >= 0, "as_strided: Negative strides are not supported at the moment, got strides: ",
                        stride);
-    if (size[i] == 0) empty_tensor = true;
-    extent += (size[i] - 1) * stride[i];
   }
-  if (empty_tensor) extent = 0;
   const ScalarType dtype = options.dtype();
-  Storage storage = allocate_storage(static_cast<size_t>(extent * element_size(dtype)), options);
+  const size_t nbytes = storage_nbytes(size, stride, static_cast<size_t>(element_size(dtype)));
+  Storage storage = allocate_storage(nbytes, options);
   Tensor t(IntrusivePtr<TensorImpl>::make(std::move(storage), dtype, size, stride, 0));
   set_requires_grad(t, options);
   return t;

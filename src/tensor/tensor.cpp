@@ -122,7 +122,8 @@ DimVector infer_dense_strides(IntArrayRef sizes, IntArrayRef strides) {
 // t's strides when t is dense, else dense strides in t's dim order.
 Tensor empty_preserving(const Tensor& t, Device device, ScalarType dtype, bool pinned = false) {
   TensorOptions options = TensorOptions().dtype(dtype).device(device).pinned_memory(pinned);
-  if (t.is_contiguous()) return empty(t.sizes(), options);
+  // _to_copy keeps the exact strides of a dense tensor (also those of size-1 dims).
+  if (ops::has_row_major_strides(t)) return empty(t.sizes(), options);
   if (ops::is_non_overlapping_and_dense(t)) return empty_strided(t.sizes(), t.strides(), options);
   return empty_strided(t.sizes(), infer_dense_strides(t.sizes(), t.strides()), options);
 }

@@ -8,6 +8,7 @@
 #include <limits>
 
 #include "ctorch/ops.h"
+#include "tensor/allocation.h"
 #include "ops/elementwise.h"
 
 namespace ctorch {
@@ -105,19 +106,17 @@ Tensor Tensor::as_strided(IntArrayRef size, IntArrayRef stride, std::optional<in
   CTORCH_CHECK(size.size() == stride.size(), "mismatch in length of strides and shape");
   const int64_t offset = storage_offset.value_or(this->storage_offset());
   CTORCH_CHECK(offset >= 0, "Tensor: invalid storage offset ", offset);
-  int64_t extent = offset + 1;
-  bool any_empty = false;
   for (size_t i = 0; i < size.size(); ++i) {
     CTORCH_CHECK(size[i] >= 0, "Trying to create tensor with negative dimension ", size[i], ": ", size);
     CTORCH_CHECK(stride[i] >= 0, "as_strided: Negative strides are not supported at the moment, got strides: ",
                  stride);
-    if (size[i] == 0) any_empty = true;
-    extent += (size[i] - 1) * stride[i];
   }
-  const int64_t available = static_cast<int64_t>(impl()->storage()->nbytes()) / element_size();
-  CTORCH_CHECK(any_empty || extent <= available, "setStorage: sizes ", size, ", strides ", stride,
-               " in storage offset ", offset, " and itemsize ", element_size(), " requiring a storage size of ",
-               extent * element_size(), " are out of bounds for storage of size ", available * element_size());
+  // c10's checkInBoundsForStorage: the bytes the view needs, with overflow checked.
+  const size_t needed = storage_nbytes(size, stride, static_cast<size_t>(element_size()), offset);
+  const size_t available = impl()->storage()->nbytes();
+  CTORCH_CHECK(needed <= available, "setStorage: sizes ", size, ", strides ", stride, " in storage offset ", offset,
+               " and itemsize ", element_size(), " requiring a storage size of ", needed,
+               " are out of bounds for storage of size ", available);
   return Tensor(IntrusivePtr<TensorImpl>::make(impl()->storage(), dtype(), size, stride, offset));
 }
 
@@ -334,10 +333,12 @@ std::vector<Tensor> Tensor::chunk(int64_t chunks, int64_t dim) const {
   CTORCH_CHECK(this->dim() > 0, "chunk expects at least a 1-dimensional tensor");
   CTORCH_CHECK(chunks > 0, "chunk expects `chunks` to be greater than 0, got: ", chunks);
   const int64_t dim_size = size(dim);
-  const int64_t split_size = (dim_size + chunks - 1) / chunks;
+  const int64_t split_size = dim_size / chunks + (dim_size % chunks != 0);  // ceil, without overflow
   // An empty dim still yields `chunks` (empty) pieces.
   if (split_size == 0 && dim_size == 0) {
-    std::vector<int64_t> split_sizes(chunks, 0);
+    CTORCH_CHECK(static_cast<uint64_t>(chunks) <= (uint64_t{1} << 32),
+                 "chunk: cannot return ", chunks, " empty chunks (at most 2^32 pieces are supported)");
+    std::vector<int64_t> split_sizes(static_cast<size_t>(chunks), 0);
     return split(IntArrayRef(split_sizes), dim);
   }
   return split(split_size, dim);
