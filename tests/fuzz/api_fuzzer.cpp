@@ -31,6 +31,9 @@
 #endif
 #ifdef CTORCH_FUZZ_ASAN
 #include <sanitizer/common_interface_defs.h>
+// Huge tensors (4 TiB) are part of the fuzzing: the allocator must fail them as without ASan (so
+// that ctorch reports OutOfMemoryError), not abort the process. ASAN_OPTIONS still adds to this.
+extern "C" const char* __asan_default_options() { return "allocator_may_return_null=1"; }
 #endif
 
 namespace {

@@ -15,17 +15,6 @@ bool g_include_known = false;
 
 bool avoid(Known) { return !g_include_known; }
 
-bool extent_overflows(const std::vector<int64_t>& size, const std::vector<int64_t>& stride, int64_t offset) {
-  __int128 extent = 1 + static_cast<__int128>(offset), numel = 1;
-  if (extent > INT64_MAX) return true;
-  for (size_t i = 0; i < size.size() && i < stride.size(); ++i) {
-    if (size[i] == 0) return false;
-    extent += static_cast<__int128>(size[i] - 1) * stride[i];
-    numel *= size[i];
-    if (extent > INT64_MAX || extent < INT64_MIN || numel > INT64_MAX) return true;
-  }
-  return false;
-}
 void include_known_bugs(bool on) { g_include_known = on; }
 
 int64_t rand_int(Rng& rng, int64_t lo, int64_t hi) {
