@@ -15,8 +15,9 @@ enum class Known {
   // FuzzRegression.DISABLED_ReductionOfAnEmptyViewWithHugeStrides (UBSan): legal empty views with a
   // huge stride or storage offset; zeros({4, 2}, kLong).as_strided({0, 4}, {2, INT64_MAX}).sum()
   // multiplies the stride by the item size in make_reduce_plan (src/ops/reduce.cpp), and
-  // zeros({1}).as_strided({0}, {3}, 2^62 - 1).sum() the offset in TensorImpl::data(), both with
-  // signed overflow; PyTorch returns 0.
+  // zeros({1}).as_strided({0}, {3}, 2^62 - 1).sum() the offset in TensorImpl::data(), and
+  // as_strided({4, INT64_MAX, 0}, {4, 4, 0}) the numel in TensorImpl::refresh() (4 * INT64_MAX before
+  // the 0), all with signed overflow; PyTorch returns these empty views (and 0 for the sums).
   HugeStrideByteOverflow,
   // FuzzRegression.DISABLED_IntegerSumWrapsAround (UBSan): an int64 sum that overflows is signed
   // overflow in SumOp (src/kernels/reduce_functors.h:89); the elementwise kernels wrap (wrap_add),

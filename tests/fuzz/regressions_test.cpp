@@ -124,8 +124,8 @@ TEST(FuzzRegression, DISABLED_ChunkAndSplitWithHugeCounts) {
   EXPECT_EQ(zeros({3, 2}).chunk(INT64_MAX, 0).size(), 3u);  // one row each
 }
 
-// Fuzzer seed 1 cases 1436 and 5938 under UBSan: sum() of an empty view with a huge stride or storage
-// offset. The views are legal (no element is reachable) and libtorch 1.13.1 returns 0, but
+// Fuzzer seed 1 cases 1436, 5938 and 35181 under UBSan: empty views with a huge stride, storage offset
+// or size. The views are legal (no element is reachable) and libtorch 1.13.1 returns 0, but
 // make_reduce_plan (src/ops/reduce.cpp:104) computes stride * itemsize and TensorImpl::data()
 // (tensor_impl.h:37) offset * itemsize with signed overflow ("runtime error: signed integer overflow:
 // 8 * 9223372036854775807"). Passes without UBSan; disabled so that the ASan+UBSan run stays green.
@@ -135,6 +135,8 @@ TEST(FuzzRegression, DISABLED_ReductionOfAnEmptyViewWithHugeStrides) {
   EXPECT_EQ(v.add(1).numel(), 0);
   const Tensor w = zeros({1}).as_strided({0}, {3}, (int64_t{1} << 62) - 1);
   EXPECT_EQ(w.sum().item<float>(), 0.0f);
+  // Seed 1 case 35181: the numel product overflows before the 0 (src/tensor/tensor_impl.cpp:46).
+  EXPECT_EQ(zeros({1}, kInt).as_strided({4, INT64_MAX, 0}, {4, 4, 0}).numel(), 0);
 }
 
 // Fuzzer seed 1 case 6117 under UBSan: an int64 sum() that overflows is signed overflow in SumOp
