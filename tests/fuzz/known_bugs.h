@@ -27,6 +27,10 @@ enum class Known {
   // index in apply_select (src/tensor/indexing.cpp:30, size >= -index: PyTorch's own expression) with
   // signed overflow; the answer is an IndexError.
   IndexInt64Min,
+  // FuzzRegression.DISABLED_OutVariantsAcceptOneCpuScalarOnly: add_out(out on cuda, a 0-dim cpu,
+  // b 0-dim cpu) is accepted; TensorIterator allows one cpu scalar beside cuda operands:
+  // "Trying to pass too many CPU scalars to non-CPU kernel!".
+  OutTwoCpuScalars,
 };
 
 

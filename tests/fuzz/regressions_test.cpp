@@ -159,3 +159,13 @@ TEST(FuzzRegression, DISABLED_IndexWithInt64MinIsAnIndexError) {
   EXPECT_NE(what, "no error");
   EXPECT_EQ(what.rfind("wrong exception type", 0), std::string::npos) << what;
 }
+
+// Fuzzer seed 1 cases 104557 and 232770: add_out / mul_out with out on cuda and both inputs 0-dim cpu
+// tensors are accepted. TensorIterator::compute_types allows one cpu scalar beside cuda operands
+// (max_cpu_scalars_on_non_cpu): "Trying to pass too many CPU scalars to non-CPU kernel!".
+TEST(FuzzRegression, DISABLED_OutVariantsAcceptOneCpuScalarOnly) {
+  use_two_emulated_devices();
+  Tensor out = zeros({}, TensorOptions().device(Device(DeviceType::CUDA, 1)));
+  EXPECT_NE(error_of([&] { add_out(out, full({}, 1.0), full({}, 2.0)); }).find("too many CPU scalars"), std::string::npos);
+  EXPECT_NE(error_of([&] { mul_out(out, full({}, 1.0), full({}, 2.0)); }).find("too many CPU scalars"), std::string::npos);
+}
