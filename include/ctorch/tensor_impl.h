@@ -34,7 +34,10 @@ class TensorImpl : public RefCounted {
   const Storage& storage() const { return storage_; }
   /// Address of element 0 of this view.
   void* data() const {
-    return static_cast<char*>(storage_->data()) + storage_offset_ * element_size(dtype_);
+    // Integer arithmetic that wraps: an empty view may carry an offset whose byte value does not
+    // fit (PyTorch allows such views); its data is never read.
+    const uint64_t bytes = static_cast<uint64_t>(storage_offset_) * static_cast<uint64_t>(element_size(dtype_));
+    return reinterpret_cast<void*>(reinterpret_cast<uintptr_t>(storage_->data()) + bytes);
   }
 
   /// Replaces geometry (used by in-place view ops such as squeeze_ / t_).

@@ -18,6 +18,12 @@
 namespace ctorch::ops {
 namespace {
 
+// stride * itemsize with wrap-around: only an empty view (never read) can have strides whose byte
+// value overflows, since a non-empty view was bounds-checked against its storage.
+int64_t byte_stride(int64_t stride, int64_t itemsize) {
+  return static_cast<int64_t>(static_cast<uint64_t>(stride) * static_cast<uint64_t>(itemsize));
+}
+
 using kernels::ReduceArgs;
 using kernels::ReduceOp;
 using kernels::ReducePlan;
@@ -101,10 +107,10 @@ ReducePlan make_reduce_plan(const Tensor& in, const DimMask& mask, bool keep_ord
     const int64_t size = in.sizes()[d];
     if (mask[d]) {
       p.numel_reduce *= size;
-      if (size != 1) red[nr++] = DimInfo{size, in.strides()[d] * esize, 0};
+      if (size != 1) red[nr++] = DimInfo{size, byte_stride(in.strides()[d], esize), 0};
     } else {
       p.numel_out *= size;
-      if (size != 1) kept[nk++] = DimInfo{size, in.strides()[d] * esize, out_stride};
+      if (size != 1) kept[nk++] = DimInfo{size, byte_stride(in.strides()[d], esize), out_stride};
       out_stride *= size;
     }
   }

@@ -27,7 +27,7 @@ Tensor apply_select(const Tensor& t, int64_t dim, int64_t index, int64_t real_di
                      "to convert a 0-dim tensor to a number");
   if (dim < t.dim()) {
     const int64_t size = t.sizes()[dim];
-    CTORCH_CHECK_INDEX(size >= -index && size > index, "index ", index, " is out of bounds for dimension ", real_dim,
+    CTORCH_CHECK_INDEX(index >= -size && index < size, "index ", index, " is out of bounds for dimension ", real_dim,
                        " with size ", size);
   }
   return t.select(dim, index);

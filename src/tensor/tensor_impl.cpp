@@ -25,9 +25,14 @@ TensorImpl::TensorImpl(Storage storage, ScalarType dtype, IntArrayRef sizes, Int
 
 TensorImpl::TensorImpl(Storage storage, ScalarType dtype, IntArrayRef sizes)
     : storage_(std::move(storage)), sizes_(sizes), strides_(contiguous_strides(sizes)), dtype_(dtype) {
+  // A 0 anywhere means no elements, whatever the other sizes (their product may not fit int64).
+  bool empty = false;
+  for (int64_t s : sizes_) empty |= s == 0;
   int64_t n = 1;
-  for (int64_t s : sizes_) n *= s;
-  numel_ = n;
+  if (!empty) {
+    for (int64_t s : sizes_) n *= s;  // fits: factories and views check the storage size
+  }
+  numel_ = empty ? 0 : n;
   is_contiguous_ = true;
 }
 

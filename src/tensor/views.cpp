@@ -351,8 +351,8 @@ std::vector<Tensor> Tensor::split(int64_t split_size, int64_t dim) const {
   CTORCH_CHECK(split_size > 0 || dim_size == 0,
                "split_size can only be 0 if dimension size is 0, but got dimension size of ", dim_size);
   int64_t num_splits = 1;
-  if (split_size != 0) num_splits = std::max<int64_t>((dim_size + split_size - 1) / split_size, 1);
-  const int64_t last_split_size = split_size - (split_size * num_splits - dim_size);
+  if (split_size != 0) num_splits = std::max<int64_t>(dim_size / split_size + (dim_size % split_size != 0), 1);
+  const int64_t last_split_size = dim_size - split_size * (num_splits - 1);  // no overflow: <= dim_size
   std::vector<Tensor> splits;
   splits.reserve(num_splits);
   for (int64_t i = 0; i < num_splits; ++i) {

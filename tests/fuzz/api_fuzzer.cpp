@@ -35,6 +35,10 @@
 // that ctorch reports OutOfMemoryError), not abort the process. ASAN_OPTIONS still adds to this.
 extern "C" const char* __asan_default_options() { return "allocator_may_return_null=1"; }
 #endif
+#if defined(__SANITIZE_THREAD__)
+// The same for ThreadSanitizer's allocator.
+extern "C" const char* __tsan_default_options() { return "allocator_may_return_null=1"; }
+#endif
 
 namespace {
 

@@ -230,7 +230,6 @@ void gen_binary(Rng& rng, Case& c) {
       };
     }
   } else if (form < 94 && (op == Bin::Add || op == Bin::Mul)) {  // out=
-    if (sa.empty() && sb.empty() && avoid(Known::OutTwoCpuScalars)) sb = {1};
     const Shape so = chance(rng, 0.8) ? sa : random_shape(rng);
     if (chance(rng, 0.15) && !sa.empty() && sa[0] >= 1) {
       // out= and the first input are shifted rows of one tensor (partial overlap: an error).

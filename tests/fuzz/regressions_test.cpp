@@ -2,7 +2,7 @@
 // PyTorch 1.13's behaviour (checked against libtorch 1.13.1 on cpu where noted). DISABLED_ while
 // ctorch still fails it (the UBSan ones pass without UBSan and abort under CI's ASan+UBSan run);
 // each disabled test has an entry in known_bugs.h that steers the fuzzer around the bug until it is
-// fixed (then enable the test and delete the entry).
+// fixed (then enable the test and delete the entry). One is open: DISABLED_IntegerSumWrapsAround.
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -116,7 +116,7 @@ TEST(FuzzRegression, OutVariantsAcceptCpuScalars) {
 // Fuzzer seed 1 case 6619 under UBSan: zeros({1, 1}).split(INT64_MAX, 1) computes
 // dim_size + split_size - 1 with signed overflow (src/tensor/views.cpp:354); the answer is one piece
 // (PyTorch has the same expression and happens to get 1 by wrapping).
-TEST(FuzzRegression, DISABLED_ChunkAndSplitWithHugeCounts) {
+TEST(FuzzRegression, ChunkAndSplitWithHugeCounts) {
   const std::string what = error_of([] { (void)zeros({0, 2}).chunk(int64_t{1} << 62, 0); });
   EXPECT_NE(what, "no error");
   EXPECT_EQ(what.rfind("wrong exception type", 0), std::string::npos) << what;
@@ -128,8 +128,8 @@ TEST(FuzzRegression, DISABLED_ChunkAndSplitWithHugeCounts) {
 // or size. The views are legal (no element is reachable) and libtorch 1.13.1 returns 0, but
 // make_reduce_plan (src/ops/reduce.cpp:104) computes stride * itemsize and TensorImpl::data()
 // (tensor_impl.h:37) offset * itemsize with signed overflow ("runtime error: signed integer overflow:
-// 8 * 9223372036854775807"). Passes without UBSan; disabled so that the ASan+UBSan run stays green.
-TEST(FuzzRegression, DISABLED_ReductionOfAnEmptyViewWithHugeStrides) {
+// 8 * 9223372036854775807"). Fixed (wrapping arithmetic).
+TEST(FuzzRegression, ReductionOfAnEmptyViewWithHugeStrides) {
   const Tensor v = zeros({4, 2}, kLong).as_strided({0, 4}, {2, INT64_MAX});
   EXPECT_EQ(v.sum().item<int64_t>(), 0);
   EXPECT_EQ(v.add(1).numel(), 0);
@@ -142,7 +142,7 @@ TEST(FuzzRegression, DISABLED_ReductionOfAnEmptyViewWithHugeStrides) {
 // Fuzzer seed 1 case 6117 under UBSan: an int64 sum() that overflows is signed overflow in SumOp
 // (src/kernels/reduce_functors.h:89: "8824926185612912687 + 6211511103804480999 cannot be represented
 // in type 'long int'"); ctorch's elementwise kernels wrap explicitly (wrap_add), its reductions do not.
-// libtorch 1.13.1 wraps. Passes without UBSan; disabled so that the ASan+UBSan run stays green.
+// libtorch 1.13.1 wraps. Still open (tests/fuzz/known_bugs.h): passes without UBSan, aborts under it.
 TEST(FuzzRegression, DISABLED_IntegerSumWrapsAround) {
   const Tensor t = tensor(std::vector<int64_t>{INT64_MAX, 1});
   EXPECT_EQ(t.sum().item<int64_t>(), INT64_MIN);
@@ -153,8 +153,8 @@ TEST(FuzzRegression, DISABLED_IntegerSumWrapsAround) {
 // Fuzzer seed 1 under UBSan: zeros({3}).index({INT64_MIN}) negates the index in apply_select
 // (src/tensor/indexing.cpp:30, "negation of -9223372036854775808 cannot be represented"). PyTorch's
 // applySelect has the same expression; the answer is an IndexError (with wrapping arithmetic, select's
-// "index -9223372036854775808 out of range"). Passes without UBSan; disabled for the ASan+UBSan run.
-TEST(FuzzRegression, DISABLED_IndexWithInt64MinIsAnIndexError) {
+// "index -9223372036854775808 out of range"). Fixed.
+TEST(FuzzRegression, IndexWithInt64MinIsAnIndexError) {
   const std::string what = error_of<IndexError>([] { (void)zeros({3}).index({INT64_MIN}); });
   EXPECT_NE(what, "no error");
   EXPECT_EQ(what.rfind("wrong exception type", 0), std::string::npos) << what;
@@ -163,7 +163,7 @@ TEST(FuzzRegression, DISABLED_IndexWithInt64MinIsAnIndexError) {
 // Fuzzer seed 1 cases 104557 and 232770: add_out / mul_out with out on cuda and both inputs 0-dim cpu
 // tensors are accepted. TensorIterator::compute_types allows one cpu scalar beside cuda operands
 // (max_cpu_scalars_on_non_cpu): "Trying to pass too many CPU scalars to non-CPU kernel!".
-TEST(FuzzRegression, DISABLED_OutVariantsAcceptOneCpuScalarOnly) {
+TEST(FuzzRegression, OutVariantsAcceptOneCpuScalarOnly) {
   use_two_emulated_devices();
   Tensor out = zeros({}, TensorOptions().device(Device(DeviceType::CUDA, 1)));
   EXPECT_NE(error_of([&] { add_out(out, full({}, 1.0), full({}, 2.0)); }).find("too many CPU scalars"), std::string::npos);
