@@ -8,13 +8,29 @@ namespace ctorch {
 
 DimVector contiguous_strides(IntArrayRef sizes) {
   DimVector strides(sizes.size());
-  int64_t s = 1;
+  uint64_t s = 1;  // wraps only for empty tensors with huge sizes, whose strides are never used
   for (size_t i = sizes.size(); i-- > 0;) {
-    strides[i] = s;
-    s *= sizes[i] > 1 ? sizes[i] : 1;
+    strides[i] = static_cast<int64_t>(s);
+    s *= static_cast<uint64_t>(sizes[i] > 1 ? sizes[i] : 1);
   }
   return strides;
 }
+
+namespace {
+
+// The element count. A 0 anywhere means no elements, whatever the other sizes: their product may
+// not fit int64 (a legal empty view such as sizes [4, 2^63 - 1, 0]). Otherwise it fits, because
+// factories and views check the storage size first.
+int64_t numel_of(IntArrayRef sizes) {
+  for (int64_t s : sizes) {
+    if (s == 0) return 0;
+  }
+  int64_t n = 1;
+  for (int64_t s : sizes) n *= s;
+  return n;
+}
+
+}  // namespace
 
 TensorImpl::TensorImpl(Storage storage, ScalarType dtype, IntArrayRef sizes, IntArrayRef strides,
                        int64_t storage_offset)
@@ -25,14 +41,7 @@ TensorImpl::TensorImpl(Storage storage, ScalarType dtype, IntArrayRef sizes, Int
 
 TensorImpl::TensorImpl(Storage storage, ScalarType dtype, IntArrayRef sizes)
     : storage_(std::move(storage)), sizes_(sizes), strides_(contiguous_strides(sizes)), dtype_(dtype) {
-  // A 0 anywhere means no elements, whatever the other sizes (their product may not fit int64).
-  bool empty = false;
-  for (int64_t s : sizes_) empty |= s == 0;
-  int64_t n = 1;
-  if (!empty) {
-    for (int64_t s : sizes_) n *= s;  // fits: factories and views check the storage size
-  }
-  numel_ = empty ? 0 : n;
+  numel_ = numel_of(sizes_);
   is_contiguous_ = true;
 }
 
@@ -47,8 +56,7 @@ void TensorImpl::set_geometry(IntArrayRef sizes, IntArrayRef strides, int64_t st
 
 // PyTorch's definition: size-1 dims may have any stride; an empty tensor is contiguous.
 void TensorImpl::refresh() {
-  int64_t n = 1;
-  for (int64_t s : sizes_) n *= s;
+  const int64_t n = numel_of(sizes_);
   numel_ = n;
   bool contiguous = true;
   if (n != 0) {
