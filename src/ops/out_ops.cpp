@@ -15,7 +15,8 @@ Tensor on_device_of(const Tensor& input, const Tensor& out) {
 Tensor& binary_out(kernels::BinaryOp op, Tensor& out, const Tensor& a_in, const Tensor& b_in,
                    const ops::OpArgs& args) {
   CTORCH_CHECK(out.is_cpu() || !(a_in.dim() == 0 && a_in.is_cpu() && b_in.dim() == 0 && b_in.is_cpu()),
-               "Trying to pass too many CPU scalars to non-CPU kernel!");
+               "Trying to pass too many CPU scalars to non-CPU kernel! (out= is on ", out.device(),
+               "; both inputs are 0-dim tensors on cpu, at most one may be)");
   const Tensor a = on_device_of(a_in, out), b = on_device_of(b_in, out);
   const Device device = ops::common_device({&out, &a, &b});
   const ScalarType common = result_type(a, b);
