@@ -1,5 +1,6 @@
-// Grid and block shape of an elementwise launch, shared by the CUDA launcher and (later) the
-// emulated one, so both walk the same blockIdx/threadIdx grid and grid/tail bugs show up on the cpu.
+// Grid and block shape of an elementwise launch, shared by the CUDA launcher and the emulated
+// one (Note [Emulated grid walk]), so both walk the same blockIdx/threadIdx grid and grid/tail bugs
+// show up without a GPU (a wrong first() fails the consistency suite: checked once, 2026-11-26).
 //
 // Note [Elementwise launch shape]
 // - A launch covers at most kMaxElementsPerLaunch elements so that the linear index inside a

@@ -19,36 +19,13 @@
 
 #include "ctorch/error.h"
 #include "ctorch/half.h"
+#include "kernels/dispatch.h"
 #include "kernels/random_math.h"
 
 namespace ctorch::impl {
 namespace {
 
 // ---- dtype helpers ------------------------------------------------------------------------------
-
-template <class T>
-struct TypeTag {
-  using type = T;
-};
-
-// Calls fn(TypeTag<T>{}) for the C++ type of `dtype`.
-template <class Fn>
-decltype(auto) visit_dtype(ScalarType dtype, Fn&& fn) {
-  switch (dtype) {
-    case kUInt8: return fn(TypeTag<uint8_t>{});
-    case kInt8: return fn(TypeTag<int8_t>{});
-    case kInt16: return fn(TypeTag<int16_t>{});
-    case kInt32: return fn(TypeTag<int32_t>{});
-    case kInt64: return fn(TypeTag<int64_t>{});
-    case kFloat16: return fn(TypeTag<Half>{});
-    case kFloat32: return fn(TypeTag<float>{});
-    case kFloat64: return fn(TypeTag<double>{});
-    case kBool: return fn(TypeTag<bool>{});
-    case kBFloat16: return fn(TypeTag<BFloat16>{});
-  }
-  CTORCH_INTERNAL_ASSERT(false, "unknown dtype");
-  return fn(TypeTag<float>{});
-}
 
 // Mantissa digits of the floating types (std::numeric_limits<T>::digits).
 constexpr int float_digits(ScalarType t) {
@@ -162,7 +139,7 @@ void check_from_to_in_range(ScalarType t, int64_t from, int64_t to_inc) {
   }
   int64_t min = 0;
   int64_t max = 0;
-  visit_dtype(t, [&](auto tag) {
+  kernels::dispatch_all(t, "random", [&](auto tag) {
     using T = typename decltype(tag)::type;
     if constexpr (std::is_integral_v<T>) {
       min = static_cast<int64_t>(std::numeric_limits<T>::lowest());
@@ -363,7 +340,7 @@ RandomRange random_from_to_args(ScalarType dtype, int64_t from, std::optional<in
                          "'to_inc' casted to dtype, but got from=",
                          from, " > to_inc=", to_inc);
     } else {
-      visit_dtype(dtype, [&](auto tag) {
+      kernels::dispatch_all(dtype, "random", [&](auto tag) {
         using T = typename decltype(tag)::type;
         if constexpr (std::is_integral_v<T>) to_inc = static_cast<int64_t>(std::numeric_limits<T>::max());
       });
@@ -391,7 +368,7 @@ void check_bernoulli_tensor_args(ScalarType dtype, ScalarType p_dtype, const voi
   if (p_dtype != kFloat64 && p_dtype != kFloat32 && p_dtype != kBFloat16) {
     throw_dispatch_error("bernoulli_tensor_cpu_p_", p_dtype);
   }
-  visit_dtype(p_dtype, [&](auto tag) {
+  kernels::dispatch_all(p_dtype, "random", [&](auto tag) {
     using P = typename decltype(tag)::type;
     const P* pv = static_cast<const P*>(p);
     for (int64_t i = 0; i < n; ++i) {
@@ -451,7 +428,7 @@ void uniform_fill(CPUGeneratorImpl& gen, ScalarType dtype, void* out, int64_t n,
       return;
     }
     default:
-      visit_dtype(dtype, [&](auto tag) {
+      kernels::dispatch_all(dtype, "random", [&](auto tag) {
         using T = typename decltype(tag)::type;
         if constexpr (std::is_same_v<T, Half> || std::is_same_v<T, BFloat16>) {
           const T f = T(static_cast<float>(from));
@@ -505,7 +482,7 @@ void normal_fill(CPUGeneratorImpl& gen, ScalarType dtype, void* out, int64_t n, 
       }
     }
   }
-  visit_dtype(dtype, [&](auto tag) {
+  kernels::dispatch_all(dtype, "random", [&](auto tag) {
     using T = typename decltype(tag)::type;
     if constexpr (std::is_same_v<T, double> || std::is_same_v<T, float>) {
       T* o = static_cast<T*>(out);
@@ -520,7 +497,7 @@ void normal_fill(CPUGeneratorImpl& gen, ScalarType dtype, void* out, int64_t n, 
 void random_from_to_fill(CPUGeneratorImpl& gen, ScalarType dtype, void* out, int64_t n,
                          const RandomRange& range) {
   std::lock_guard<std::mutex> lock(gen.mutex());
-  visit_dtype(dtype, [&](auto tag) {
+  kernels::dispatch_all(dtype, "random", [&](auto tag) {
     using T = typename decltype(tag)::type;
     T* o = static_cast<T*>(out);
     if (range.full_64_bits) {
@@ -546,7 +523,7 @@ void random_from_to_fill(CPUGeneratorImpl& gen, ScalarType dtype, void* out, int
 void bernoulli_scalar_fill(CPUGeneratorImpl& gen, ScalarType dtype, void* out, int64_t n, double p) {
   check_bernoulli_scalar_args(dtype, p);
   std::lock_guard<std::mutex> lock(gen.mutex());
-  visit_dtype(dtype, [&](auto tag) {
+  kernels::dispatch_all(dtype, "random", [&](auto tag) {
     using T = typename decltype(tag)::type;
     T* o = static_cast<T*>(out);
     for (int64_t i = 0; i < n; ++i) o[i] = from_int64<T>(uniform_double01(gen) < p ? 1 : 0);
@@ -557,7 +534,7 @@ void bernoulli_tensor_fill(CPUGeneratorImpl& gen, ScalarType dtype, void* out, i
                            ScalarType p_dtype, const void* p) {
   check_bernoulli_tensor_args(dtype, p_dtype, p, n);
   std::lock_guard<std::mutex> lock(gen.mutex());
-  visit_dtype(dtype, [&](auto out_tag) {
+  kernels::dispatch_all(dtype, "random", [&](auto out_tag) {
     using T = typename decltype(out_tag)::type;
     T* o = static_cast<T*>(out);
     if (p_dtype == kFloat64) {
@@ -565,7 +542,7 @@ void bernoulli_tensor_fill(CPUGeneratorImpl& gen, ScalarType dtype, void* out, i
       for (int64_t i = 0; i < n; ++i) o[i] = from_int64<T>(uniform_double01(gen) < pv[i] ? 1 : 0);
       return;
     }
-    visit_dtype(p_dtype, [&](auto p_tag) {
+    kernels::dispatch_all(p_dtype, "random", [&](auto p_tag) {
       using P = typename decltype(p_tag)::type;
       if constexpr (std::is_same_v<P, float> || std::is_same_v<P, BFloat16>) {
         const P* pv = static_cast<const P*>(p);
@@ -580,7 +557,7 @@ void bernoulli_tensor_fill(CPUGeneratorImpl& gen, ScalarType dtype, void* out, i
 void randperm_fill(CPUGeneratorImpl& gen, ScalarType dtype, void* out, int64_t n) {
   check_randperm_args(n, dtype);
   std::lock_guard<std::mutex> lock(gen.mutex());
-  visit_dtype(dtype, [&](auto tag) {
+  kernels::dispatch_all(dtype, "random", [&](auto tag) {
     using T = typename decltype(tag)::type;
     if constexpr (!std::is_same_v<T, bool>) {
       T* o = static_cast<T*>(out);

@@ -26,6 +26,27 @@ class Consistency : public DeviceTest {
     compare(expected, actual.cpu(), name);
   }
 
+  // As check(), but when the cpu throws, the device must throw an error of the same type and text.
+  void check_or_same_error(const std::string& name, const std::vector<Tensor>& inputs,
+                           const std::function<Tensor(const std::vector<Tensor>&)>& op) {
+    std::string cpu_error;
+    try {
+      op(inputs);
+    } catch (const Error& e) {
+      cpu_error = e.what();
+    }
+    if (cpu_error.empty()) return check(name, inputs, op);
+    std::vector<Tensor> on_dev;
+    for (const Tensor& t : inputs) on_dev.push_back(t.to(device()));
+    std::string device_error;
+    try {
+      op(on_dev);
+    } catch (const Error& e) {
+      device_error = e.what();
+    }
+    EXPECT_EQ(device_error, cpu_error) << name;
+  }
+
   static void compare(const Tensor& expected, const Tensor& actual, const std::string& name) {
     ASSERT_EQ(expected.sizes(), actual.sizes()) << name;
     ASSERT_EQ(expected.dtype(), actual.dtype()) << name;
@@ -176,4 +197,152 @@ TEST_P(Consistency, ShapesCopiesAndConversions) {
     c.slice(0, 3).zero_();
     return c;
   });
+}
+
+// ---- the GPU path: every op over dtypes and layouts -------------------------------------------------
+// On emulated devices these run the CUDA grid walk (Note [Emulated grid walk]); the shapes leave
+// partial blocks (257, 1001), cover 0-size and 1-element tensors, non-contiguous and broadcast
+// operands, and one tensor spans several grid-stride rounds (two waves of 108 SMs x 2048 threads).
+
+namespace {
+
+const ScalarType kAllDtypes[] = {kUInt8, kChar, kShort, kInt, kLong, kHalf, kFloat, kDouble, kBool, kBFloat16};
+
+// Named cpu inputs of `dtype` with the layouts above.
+std::vector<std::pair<std::string, Tensor>> layouts(ScalarType dtype) {
+  const auto make = [&](IntArrayRef size) { return randn(size).mul(4).to(dtype); };
+  return {
+      {"empty", make({0, 3})},
+      {"one", make({1})},
+      {"partial_block", make({257})},
+      {"rows", make({3, 1001})},
+      {"transposed", make({33, 17}).t()},
+      {"strided", make({6, 40}).slice(1, 1, 40, 3)},
+      {"broadcast", make({5, 1}).expand({5, 7})},
+  };
+}
+
+}  // namespace
+
+TEST_P(Consistency, GpuPathUnaryOpsOverDtypesAndLayouts) {
+  manual_seed(6);
+  const std::vector<std::pair<const char*, std::function<Tensor(const Tensor&)>>> ops = {
+      {"neg", [](const Tensor& t) { return t.neg(); }},     {"abs", [](const Tensor& t) { return t.abs(); }},
+      {"exp", [](const Tensor& t) { return t.exp(); }},     {"sin", [](const Tensor& t) { return t.sin(); }},
+      {"sigmoid", [](const Tensor& t) { return t.sigmoid(); }}, {"relu", [](const Tensor& t) { return t.relu(); }},
+      {"floor", [](const Tensor& t) { return t.floor(); }}, {"sign", [](const Tensor& t) { return t.sign(); }},
+      {"logical_not", [](const Tensor& t) { return t.logical_not(); }},
+      {"clamp", [](const Tensor& t) { return t.clamp(-2, 3); }},
+      {"to_float", [](const Tensor& t) { return t.to(kFloat); }},  {"to_uint8", [](const Tensor& t) { return t.to(kByte); }},
+      {"to_half", [](const Tensor& t) { return t.to(kHalf); }},    {"contiguous", [](const Tensor& t) { return t.contiguous(); }},
+      {"fill", [](const Tensor& t) { Tensor c = t.clone(); c.fill_(2); return c; }},
+  };
+  for (ScalarType dtype : kAllDtypes) {
+    for (const auto& [layout, x] : layouts(dtype)) {
+      for (const auto& [name, f] : ops) {
+        check_or_same_error(std::string(name) + "/" + scalar_type_name(dtype) + "/" + layout, {x},
+                            [&](const std::vector<Tensor>& in) { return f(in[0]); });
+      }
+    }
+  }
+}
+
+TEST_P(Consistency, GpuPathBinaryOpsOverDtypesAndLayouts) {
+  manual_seed(7);
+  const std::vector<std::pair<const char*, std::function<Tensor(const Tensor&, const Tensor&)>>> ops = {
+      {"add", [](const Tensor& x, const Tensor& y) { return x.add(y); }},
+      {"add_alpha", [](const Tensor& x, const Tensor& y) { return x.add(y, 3); }},
+      {"sub", [](const Tensor& x, const Tensor& y) { return x.sub(y); }},
+      {"mul", [](const Tensor& x, const Tensor& y) { return x * y; }},
+      {"div", [](const Tensor& x, const Tensor& y) { return x / y; }},
+      {"div_floor", [](const Tensor& x, const Tensor& y) { return x.div(y.abs().add(1), "floor"); }},
+      {"remainder", [](const Tensor& x, const Tensor& y) { return x.remainder(y.abs().add(1)); }},
+      {"maximum", [](const Tensor& x, const Tensor& y) { return x.maximum(y); }},
+      {"lt", [](const Tensor& x, const Tensor& y) { return x < y; }},
+      {"logical_and", [](const Tensor& x, const Tensor& y) { return x.logical_and(y); }},
+      {"where", [](const Tensor& x, const Tensor& y) { return where(x.gt(0), x, y); }},
+      {"scalar_rhs", [](const Tensor& x, const Tensor&) { return x.mul(2); }},
+      {"scalar_lhs", [](const Tensor& x, const Tensor&) { return 1.0 - x; }},
+      {"pow_scalar", [](const Tensor& x, const Tensor&) { return x.pow(2); }},
+  };
+  for (ScalarType dtype : kAllDtypes) {
+    for (const auto& [layout, x] : layouts(dtype)) {
+      const Tensor y = randn(x.sizes()).mul(4).to(dtype);
+      for (const auto& [name, f] : ops) {
+        check_or_same_error(std::string(name) + "/" + scalar_type_name(dtype) + "/" + layout, {x, y},
+                            [&](const std::vector<Tensor>& in) { return f(in[0], in[1]); });
+      }
+    }
+  }
+}
+
+TEST_P(Consistency, GpuPathReductionsOverDtypesAndBothPlans) {
+  manual_seed(8);
+  const std::vector<std::pair<const char*, std::function<Tensor(const Tensor&)>>> ops = {
+      {"sum", [](const Tensor& t) { return t.sum(); }},
+      {"sum_rows", [](const Tensor& t) { return t.sum(IntArrayRef{-1}); }},
+      {"sum_across_rows", [](const Tensor& t) { return t.sum(IntArrayRef{0}); }},
+      {"prod_rows", [](const Tensor& t) { return t.prod(-1); }},
+      {"amax_across_rows", [](const Tensor& t) { return std::get<0>(t.max(0)); }},
+      {"argmax_rows", [](const Tensor& t) { return t.argmax(-1); }},
+      {"argmin_across_rows", [](const Tensor& t) { return t.argmin(0); }},
+      {"mean", [](const Tensor& t) { return t.mean(IntArrayRef{0}); }},
+      {"any", [](const Tensor& t) { return t.any(0); }},
+      {"all_rows", [](const Tensor& t) { return t.all(-1); }},
+      {"var", [](const Tensor& t) { return t.var(IntArrayRef{-1}); }},
+      {"norm", [](const Tensor& t) { return t.norm(); }},
+      {"softmax_rows", [](const Tensor& t) { return t.softmax(-1); }},
+      {"log_softmax_across", [](const Tensor& t) { return t.log_softmax(0); }},
+  };
+  // "wide" has 5000 columns: a reduction over dim 0 has enough outputs for the thread-per-output plan.
+  const std::vector<std::pair<const char*, std::vector<int64_t>>> shapes = {
+      {"empty", {0, 4}}, {"one", {1, 1}}, {"partial_block", {3, 300}}, {"wide", {3, 5000}}, {"long_rows", {2, 4099}}};
+  for (ScalarType dtype : kAllDtypes) {
+    for (const auto& [shape_name, shape] : shapes) {
+      const Tensor x = randn(shape).mul(2).to(dtype);
+      for (const auto& [name, f] : ops) {
+        check_or_same_error(std::string(name) + "/" + scalar_type_name(dtype) + "/" + shape_name, {x},
+                            [&](const std::vector<Tensor>& in) { return f(in[0]); });
+      }
+    }
+  }
+}
+
+TEST_P(Consistency, GpuPathSpansSeveralGridStrideRounds) {
+  manual_seed(9);
+  const Tensor x = randn({2 * 108 * 2048 + 5});
+  check("add_rounds", {x, x.mul(-0.5)}, [](const std::vector<Tensor>& in) { return in[0] + in[1]; });
+  check("strided_rounds", {x}, [](const std::vector<Tensor>& in) { return in[0].slice(0, 0, in[0].numel(), 2).exp(); });
+  check("int_sum_rounds", {x.mul(100).to(kInt)}, [](const std::vector<Tensor>& in) { return in[0].sum(); });
+  check("mm_int_loop", {randint(-3, 3, {70, 90}), randint(-3, 3, {90, 80})},
+        [](const std::vector<Tensor>& in) { return in[0].mm(in[1]); });
+}
+
+// Note [Reduction grid]: a block-per-output float sum folds position r into thread r % block and
+// combines the threads by the block tree; the device result is exactly that, the cpu's (a fixed
+// pairwise tree) is not: here thread 0 loses x[256] = 1 next to 1e8, so the GPU gets 510, not 511.
+TEST_P(Consistency, FloatSumRoundsAsTheGpuGridDoes) {
+  std::vector<float> v(513, 1.0f);
+  v.front() = 1e8f;
+  v.back() = -1e8f;
+  const Tensor x = tensor(v);
+  const uint32_t block = 256;  // kernels::reduce_block_size(513)
+  std::vector<float> partial(block, 0.0f);
+  for (size_t r = 0; r < v.size(); ++r) partial[r % block] += v[r];
+  for (uint32_t s = block / 2; s > 0; s /= 2) {
+    for (uint32_t t = 0; t < s; ++t) partial[t] += partial[t + s];
+  }
+  const float on_device = x.to(device()).sum().item<float>();
+  EXPECT_EQ(on_device, partial[0]);
+  EXPECT_EQ(on_device, 510.0f);
+  EXPECT_NE(x.sum().item<float>(), on_device) << "the cpu's summation order differs from the GPU's";
+}
+
+// Note [cpu and gpu arithmetic]: float16 x + alpha * y rounds the product to half first on the cpu,
+// once (fma in float) on the GPU.
+TEST_P(Consistency, HalfScaledAddRoundsAsTheDeviceDoes) {
+  const Tensor x = tensor({-0.000244140625}).to(kHalf);  // -2^-12
+  const Tensor y = tensor({1.0009765625}).to(kHalf);     // 1 + 2^-10
+  EXPECT_EQ(x.add(y, 3).item<double>(), 3.00390625);
+  EXPECT_EQ(x.to(device()).add(y.to(device()), 3).item<double>(), 3.001953125);
 }

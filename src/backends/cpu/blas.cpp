@@ -1,4 +1,4 @@
-// The cpu backend's matrix product (KernelTable::gemm).
+// The cpu launcher's matrix product (CpuLauncher::gemm; the emulated launcher's stand-in for cuBLAS).
 //
 // Note [cpu gemm]
 // float32/float64 call OpenBLAS from the calling thread: cblas_?gemm, ?gemv when C is one row or one
@@ -26,6 +26,7 @@
 
 #include "backends/cpu/parallel.h"
 #include "kernels/dispatch.h"
+#include "kernels/gemm_math.h"
 
 namespace ctorch::backends::cpu {
 namespace {
@@ -41,12 +42,7 @@ constexpr int64_t kTinyVolume = 128;
 /// float16/bfloat16 products with m * n * k at least this go through sgemm.
 constexpr int64_t kConvertVolume = 64 * 64 * 64;
 
-/// The geometry of one call, in elements.
-struct Geometry {
-  bool ta, tb;
-  int64_t m, n, k;
-  int64_t lda, sa, ldb, sb, ldc, sc, batch;
-};
+using Geometry = kernels::GemmGeometry;
 
 // OpenBLAS reads OPENBLAS_NUM_THREADS / OMP_NUM_THREADS / the affinity mask when it loads; ctorch reads
 // OMP_NUM_THREADS / the core count. The first product aligns OpenBLAS on ctorch; set_num_threads keeps them so.
@@ -67,91 +63,15 @@ bool fits_blas_int(const Geometry& g) {
 
 // ---- the blocked loop ----------------------------------------------------------------------------
 
-/// Accumulator type: float for the half types, unsigned for integers (wrapping), uint8 for bool.
-template <class T>
-struct Accum {
-  using type = T;
-};
-template <>
-struct Accum<Half> {
-  using type = float;
-};
-template <>
-struct Accum<BFloat16> {
-  using type = float;
-};
-template <>
-struct Accum<bool> {
-  using type = uint8_t;
-};
-template <>
-struct Accum<uint8_t> {
-  using type = uint32_t;
-};
-template <>
-struct Accum<int8_t> {
-  using type = uint32_t;
-};
-template <>
-struct Accum<int16_t> {
-  using type = uint32_t;
-};
-template <>
-struct Accum<int32_t> {
-  using type = uint32_t;
-};
-template <>
-struct Accum<int64_t> {
-  using type = uint64_t;
-};
-
-template <class T, class A>
-inline A widen(T v) {
-  if constexpr (std::is_same_v<T, Half> || std::is_same_v<T, BFloat16>) {
-    return static_cast<float>(v);
-  } else {
-    return static_cast<A>(v);
-  }
-}
-
-template <class T, class A>
-inline T narrow(A v) {
-  if constexpr (std::is_same_v<T, bool>) {
-    return v != 0;
-  } else if constexpr (std::is_same_v<T, Half> || std::is_same_v<T, BFloat16>) {
-    return T(v);
-  } else {
-    return static_cast<T>(v);  // modular for integers (C++20)
-  }
-}
-
-/// A scalar converted as the dtype would store it, then widened.
-template <class T, class A>
-A scalar_as(const Scalar& s) {
-  if constexpr (std::is_same_v<T, Half> || std::is_same_v<T, BFloat16>) {
-    return static_cast<float>(s.to_double());
-  } else {
-    return static_cast<A>(s.to<T>());
-  }
-}
-
-template <class A>
-inline A mul_add(A acc, A x, A y) {
-  if constexpr (std::is_same_v<A, uint8_t>) {
-    return static_cast<uint8_t>(acc | (x & y));
-  } else {
-    return static_cast<A>(acc + x * y);
-  }
-}
+using kernels::accum_t;
+using kernels::mul_add;
+using kernels::narrow;
+using kernels::widen;
 
 /// alpha * acc + beta * c, with beta == 0 ignoring c.
 template <class A>
 inline A combine(A acc, A alpha, A beta, A c) {
-  if constexpr (std::is_same_v<A, uint8_t>) {
-    return static_cast<uint8_t>((alpha & (acc != 0)) | (beta & (c != 0)));
-  } else {
-    return beta == A(0) ? static_cast<A>(alpha * acc) : static_cast<A>(alpha * acc + beta * c);
-  }
+  return kernels::gemm_output<A>(acc, alpha, beta, c);
 }
 
 /// C = beta * C (zeros when beta == 0) for every batch.
@@ -160,7 +80,7 @@ void scale_c(const Geometry& g, T* c, A beta) {
   const int64_t rows = g.batch * g.m;
   parallel_for(0, rows, std::max<int64_t>(1, kLoopGrain / std::max<int64_t>(1, g.n)), [&](int64_t r0, int64_t r1) {
     for (int64_t r = r0; r < r1; ++r) {
-      T* row = c + (r / g.m) * g.sc + (r % g.m) * g.ldc;
+      T* row = c + (r / g.m) * g.stride_c + (r % g.m) * g.ldc;
       for (int64_t j = 0; j < g.n; ++j) {
         row[j] = beta == A(0) ? narrow<T, A>(A(0)) : narrow<T, A>(combine<A>(A(0), A(0), beta, widen<T, A>(row[j])));
       }
@@ -240,7 +160,7 @@ void loop_tile(const Geometry& g, const T* a, const T* b, T* c, int64_t i0, int6
     const int64_t kc = std::min(kKc, g.k - p0);
     for (int64_t i = 0; i < mc; ++i) {
       A* dst = ap + i * kc;
-      if (g.ta) {
+      if (g.trans_a) {
         const T* src = a + p0 * g.lda + (i0 + i);
         for (int64_t p = 0; p < kc; ++p) dst[p] = widen<T, A>(src[p * g.lda]);
       } else {
@@ -250,7 +170,7 @@ void loop_tile(const Geometry& g, const T* a, const T* b, T* c, int64_t i0, int6
     }
     for (int64_t p = 0; p < kc; ++p) {
       A* dst = bp + p * nc;
-      if (g.tb) {
+      if (g.trans_b) {
         const T* src = b + j0 * g.ldb + (p0 + p);
         for (int64_t j = 0; j < nc; ++j) dst[j] = widen<T, A>(src[j * g.ldb]);
       } else {
@@ -282,7 +202,7 @@ void blocked_loop(const Geometry& g, const T* a, const T* b, T* c, A alpha, A be
     A* acc = bp + kKc * kNc;
     for (int64_t t = t0; t < t1; ++t) {
       const int64_t p = t / per_batch, tile = t % per_batch;
-      loop_tile<T, A>(g, a + p * g.sa, b + p * g.sb, c + p * g.sc, (tile / tiles_n) * kMc, (tile % tiles_n) * kNc,
+      loop_tile<T, A>(g, a + p * g.stride_a, b + p * g.stride_b, c + p * g.stride_c, (tile / tiles_n) * kMc, (tile % tiles_n) * kNc,
                       alpha, beta, ap, bp, acc);
     }
   });
@@ -293,12 +213,12 @@ void blocked_loop(const Geometry& g, const T* a, const T* b, T* c, A alpha, A be
 inline CBLAS_TRANSPOSE trans(bool t) { return t ? CblasTrans : CblasNoTrans; }
 
 inline void blas_gemm(const Geometry& g, float alpha, const float* a, const float* b, float beta, float* c) {
-  cblas_sgemm(CblasRowMajor, trans(g.ta), trans(g.tb), static_cast<int>(g.m), static_cast<int>(g.n),
+  cblas_sgemm(CblasRowMajor, trans(g.trans_a), trans(g.trans_b), static_cast<int>(g.m), static_cast<int>(g.n),
               static_cast<int>(g.k), alpha, a, static_cast<int>(g.lda), b, static_cast<int>(g.ldb), beta, c,
               static_cast<int>(g.ldc));
 }
 inline void blas_gemm(const Geometry& g, double alpha, const double* a, const double* b, double beta, double* c) {
-  cblas_dgemm(CblasRowMajor, trans(g.ta), trans(g.tb), static_cast<int>(g.m), static_cast<int>(g.n),
+  cblas_dgemm(CblasRowMajor, trans(g.trans_a), trans(g.trans_b), static_cast<int>(g.m), static_cast<int>(g.n),
               static_cast<int>(g.k), alpha, a, static_cast<int>(g.lda), b, static_cast<int>(g.ldb), beta, c,
               static_cast<int>(g.ldc));
 }
@@ -323,15 +243,15 @@ inline double blas_dot(int64_t n, const double* x, int64_t incx, const double* y
 template <class T>
 void blas_one(const Geometry& g, T alpha, const T* a, const T* b, T beta, T* c) {
   // Element j of op(A)'s only row, and of op(B)'s only column, is x[j * inc].
-  const int64_t inc_a_row = g.ta ? g.lda : 1;
-  const int64_t inc_b_col = g.tb ? 1 : g.ldb;
+  const int64_t inc_a_row = g.trans_a ? g.lda : 1;
+  const int64_t inc_b_col = g.trans_b ? 1 : g.ldb;
   if (g.m == 1 && g.n == 1) {
     const T dot = blas_dot(g.k, a, inc_a_row, b, inc_b_col);
     c[0] = beta == T(0) ? alpha * dot : alpha * dot + beta * c[0];
   } else if (g.n == 1) {  // column: y = op(A) x
-    blas_gemv(g.ta, g.ta ? g.k : g.m, g.ta ? g.m : g.k, alpha, a, g.lda, b, inc_b_col, beta, c, g.ldc);
+    blas_gemv(g.trans_a, g.trans_a ? g.k : g.m, g.trans_a ? g.m : g.k, alpha, a, g.lda, b, inc_b_col, beta, c, g.ldc);
   } else if (g.m == 1) {  // row: y = op(B)^T x
-    blas_gemv(!g.tb, g.tb ? g.n : g.k, g.tb ? g.k : g.n, alpha, b, g.ldb, a, inc_a_row, beta, c, 1);
+    blas_gemv(!g.trans_b, g.trans_b ? g.n : g.k, g.trans_b ? g.k : g.n, alpha, b, g.ldb, a, inc_a_row, beta, c, 1);
   } else {
     blas_gemm(g, alpha, a, b, beta, c);
   }
@@ -340,7 +260,7 @@ void blas_one(const Geometry& g, T alpha, const T* a, const T* b, T beta, T* c) 
 template <class T>
 void blas_batched(const Geometry& g, T alpha, const T* a, const T* b, T beta, T* c) {
   sync_blas_threads();
-  for (int64_t p = 0; p < g.batch; ++p) blas_one<T>(g, alpha, a + p * g.sa, b + p * g.sb, beta, c + p * g.sc);
+  for (int64_t p = 0; p < g.batch; ++p) blas_one<T>(g, alpha, a + p * g.stride_a, b + p * g.stride_b, beta, c + p * g.stride_c);
 }
 
 /// Stored rows x cols (leading dim ld) of type T into a dense float matrix.
@@ -356,8 +276,8 @@ void widen_matrix(const T* src, int64_t rows, int64_t cols, int64_t ld, float* d
 /// float16/bfloat16 through sgemm: widen A, B (and C when beta != 0), multiply, round once.
 template <class T>
 void convert_batched(const Geometry& g, float alpha, const T* a, const T* b, float beta, T* c) {
-  const int64_t rows_a = g.ta ? g.k : g.m, cols_a = g.ta ? g.m : g.k;
-  const int64_t rows_b = g.tb ? g.n : g.k, cols_b = g.tb ? g.k : g.n;
+  const int64_t rows_a = g.trans_a ? g.k : g.m, cols_a = g.trans_a ? g.m : g.k;
+  const int64_t rows_b = g.trans_b ? g.n : g.k, cols_b = g.trans_b ? g.k : g.n;
   std::vector<float> af(static_cast<size_t>(rows_a * cols_a)), bf(static_cast<size_t>(rows_b * cols_b)),
       cf(static_cast<size_t>(g.m * g.n));
   Geometry gf = g;
@@ -367,9 +287,9 @@ void convert_batched(const Geometry& g, float alpha, const T* a, const T* b, flo
   gf.batch = 1;
   sync_blas_threads();
   for (int64_t p = 0; p < g.batch; ++p) {
-    widen_matrix(a + p * g.sa, rows_a, cols_a, g.lda, af.data());
-    widen_matrix(b + p * g.sb, rows_b, cols_b, g.ldb, bf.data());
-    T* cp = c + p * g.sc;
+    widen_matrix(a + p * g.stride_a, rows_a, cols_a, g.lda, af.data());
+    widen_matrix(b + p * g.stride_b, rows_b, cols_b, g.ldb, bf.data());
+    T* cp = c + p * g.stride_c;
     if (beta != 0.0f) widen_matrix(cp, g.m, g.n, g.ldc, cf.data());
     blas_gemm(gf, alpha, af.data(), bf.data(), beta, cf.data());
     parallel_for(0, g.m, std::max<int64_t>(1, kLoopGrain / std::max<int64_t>(1, g.n)), [&](int64_t r0, int64_t r1) {
@@ -382,22 +302,20 @@ void convert_batched(const Geometry& g, float alpha, const T* a, const T* b, flo
 
 }  // namespace
 
-void gemm(ScalarType dtype, bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, const Scalar& alpha,
-          const void* a, int64_t lda, int64_t stride_a, const void* b, int64_t ldb, int64_t stride_b,
-          const Scalar& beta, void* c, int64_t ldc, int64_t stride_c, int64_t batch, Stream) {
-  if (m <= 0 || n <= 0 || batch <= 0) return;
-  const Geometry g{trans_a, trans_b, m, n, k, lda, stride_a, ldb, stride_b, ldc, stride_c, batch};
+void gemm(ScalarType dtype, const kernels::GemmGeometry& g, const Scalar& alpha, const void* a, const void* b,
+          const Scalar& beta, void* c) {
+  if (g.m <= 0 || g.n <= 0 || g.batch <= 0) return;
   kernels::dispatch_all(dtype, "mm", [&](auto tag) {
     using T = typename decltype(tag)::type;
-    using A = typename Accum<T>::type;
-    const A alpha_v = scalar_as<T, A>(alpha), beta_v = scalar_as<T, A>(beta);
+    using A = accum_t<T>;
+    const A alpha_v = kernels::gemm_scalar<T, A>(alpha), beta_v = kernels::gemm_scalar<T, A>(beta);
     const T* at = static_cast<const T*>(a);
     const T* bt = static_cast<const T*>(b);
     T* ct = static_cast<T*>(c);
-    if (k == 0 || alpha_v == A(0)) return scale_c<T, A>(g, ct, beta_v);
-    const int64_t volume = m * n * k;
+    if (g.k == 0 || alpha_v == A(0)) return scale_c<T, A>(g, ct, beta_v);
+    const int64_t volume = g.m * g.n * g.k;
     if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>) {
-      if (fits_blas_int(g) && (batch == 1 || volume >= kTinyVolume)) {
+      if (fits_blas_int(g) && (g.batch == 1 || volume >= kTinyVolume)) {
         return blas_batched<T>(g, alpha_v, at, bt, beta_v, ct);
       }
     } else if constexpr (std::is_same_v<T, Half> || std::is_same_v<T, BFloat16>) {

@@ -1,17 +1,15 @@
-// The cpu backend's matrix-product kernel (the KernelTable `gemm` slot), defined in blas.cpp.
+// The cpu launcher's matrix product, defined in blas.cpp.
 #pragma once
-
-#include <cstdint>
 
 #include "ctorch/dtype.h"
 #include "ctorch/scalar.h"
-#include "ctorch/stream.h"
+#include "kernels/gemm_math.h"
 
 namespace ctorch::backends::cpu {
 
-/// KernelTable::gemm for cpu: OpenBLAS for float32/float64, a blocked loop for the other dtypes.
-void gemm(ScalarType dtype, bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, const Scalar& alpha,
-          const void* a, int64_t lda, int64_t stride_a, const void* b, int64_t ldb, int64_t stride_b,
-          const Scalar& beta, void* c, int64_t ldc, int64_t stride_c, int64_t batch, Stream stream);
+/// C = alpha * op(A) @ op(B) + beta * C over `g` (ops::KernelTable::gemm's contract), synchronously:
+/// OpenBLAS for float32/float64 (and large float16/bfloat16 products, widened), a blocked loop otherwise.
+void gemm(ScalarType dtype, const kernels::GemmGeometry& g, const Scalar& alpha, const void* a, const void* b,
+          const Scalar& beta, void* c);
 
 }  // namespace ctorch::backends::cpu

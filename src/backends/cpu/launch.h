@@ -1,5 +1,7 @@
-// The cpu launchers: run a single-source functor over an ElementwisePlan with a chunked
-// parallel loop. Inner loops over dense operands use plain indexing so the compiler vectorizes.
+// The cpu launcher (CpuLauncher, the Launcher of backends/kernel_table.h): runs single-source
+// functors over an ElementwisePlan with a chunked parallel loop (inner loops over dense operands use
+// plain indexing so the compiler vectorizes), reductions and softmax with reduce.h, the GEMM with
+// blas.cpp, and the CUDA random kernels' threads walked on the host (bit-identical values).
 #pragma once
 
 #include <cstdint>
@@ -7,9 +9,15 @@
 #include <tuple>
 #include <utility>
 
+#include <atomic>
+
+#include "backends/cpu/blas.h"
 #include "backends/cpu/parallel.h"
+#include "backends/kernel_table.h"
+#include "ctorch/error.h"
 #include "kernels/dispatch.h"
 #include "kernels/elementwise_plan.h"
+#include "kernels/random_functors.h"
 
 namespace ctorch::backends::cpu {
 
@@ -93,5 +101,82 @@ void launch_elementwise(const kernels::ElementwisePlan& plan, char* const* data,
     });
   });
 }
+
+/// Defined in reduce.h: reduction functor Op over a plan (T input storage type, Out the output's).
+template <class T, class Out, class Op>
+void run_reduction(const kernels::ReducePlan& plan, char* const* data, const Op& op);
+/// Defined in reduce.h: (log_)softmax over a plan.
+template <class T, bool Log>
+void run_softmax(const kernels::SoftmaxPlan& plan, char* const* data);
+
+/// The cpu Launcher: synchronous on the calling thread, fanned out over the intra-op pool.
+struct CpuLauncher {
+  static constexpr Arithmetic kArithmetic = Arithmetic::Cpu;
+
+  template <class Out, class... In, class F>
+  static void elementwise(const kernels::ElementwisePlan& plan, char* const* data, const F& f, const char*, Stream) {
+    launch_elementwise<Out, In...>(plan, data, f);
+  }
+
+  static void copy_bytes(char* dst, const char* src, int64_t bytes, Stream) {
+    parallel_for(0, bytes, kElementwiseGrain * 8, [&](int64_t b, int64_t e) {
+      std::memcpy(dst + b, src + b, static_cast<size_t>(e - b));
+    });
+  }
+
+  template <class T, class Out, class Op>
+  static void reduce(const kernels::ReducePlan& plan, char* const* data, const Op& op, Stream) {
+    run_reduction<T, Out>(plan, data, op);
+  }
+
+  template <class T, bool Log>
+  static void softmax(const kernels::SoftmaxPlan& plan, char* const* data, Stream) {
+    run_softmax<T, Log>(plan, data);
+  }
+
+  static void gemm(ScalarType dtype, const kernels::GemmGeometry& g, const Scalar& alpha, const void* a,
+                   const void* b, const Scalar& beta, void* c, Stream) {
+    cpu::gemm(dtype, g, alpha, a, b, beta, c);
+  }
+
+  /// Every thread of the CUDA distribution grid, spread over the pool; threads are independent (each
+  /// owns its Philox subsequence), so the split cannot change a value.
+  template <class Sampler>
+  static void distribution(const kernels::RandomLaunch& launch, const kernels::ElementwisePlan& plan,
+                           char* const* data, uint64_t seed, uint64_t offset, const Sampler& sampler, Stream) {
+    using T = typename Sampler::value_type;
+    const int64_t n = plan.numel;
+    const kernels::PlanWriter<T> writer{plan, data[0], plan.is_contiguous()};
+    parallel_for(0, launch.threads, thread_grain(n, launch.threads), [&](int64_t b, int64_t e) {
+      for (int64_t t = b; t < e; ++t) kernels::distribution_thread(t, n, launch.threads, seed, offset, sampler, writer);
+    });
+  }
+
+  /// The bernoulli(p tensor) kernel's threads; PyTorch's device-side assert on p becomes an error.
+  template <class T, class P>
+  static void bernoulli_tensor(const kernels::ElementwisePlan& plan, char* const* data, uint64_t seed,
+                               uint64_t offset, Stream) {
+    const int64_t n = plan.numel;
+    const int64_t threads = (n + kernels::kBernoulliTensorPerThread - 1) / kernels::kBernoulliTensorPerThread;
+    const bool contiguous = plan.is_contiguous();
+    std::atomic<bool> valid{true};
+    parallel_for(0, threads, kElementwiseGrain / kernels::kBernoulliTensorPerThread, [&](int64_t b, int64_t e) {
+      bool ok = true;
+      for (int64_t t = b; t < e; ++t) {
+        ok = kernels::bernoulli_tensor_thread<T, P>(t, n, seed, offset, plan, data[0], data[1], contiguous) && ok;
+      }
+      if (!ok) valid.store(false, std::memory_order_relaxed);
+    });
+    CTORCH_CHECK(valid.load(), "CUDA error: device-side assert triggered (bernoulli: Assertion `0 <= p && p <= 1` "
+                 "failed)");
+  }
+
+ private:
+  // Threads per parallel chunk so that a chunk writes about kElementwiseGrain elements.
+  static int64_t thread_grain(int64_t numel, int64_t threads) {
+    const int64_t per_thread = (numel + threads - 1) / threads;
+    return std::max<int64_t>(1, kElementwiseGrain / std::max<int64_t>(1, per_thread));
+  }
+};
 
 }  // namespace ctorch::backends::cpu

@@ -1,4 +1,4 @@
-// The CUDA backend's matrix product (KernelTable::gemm).
+// The CUDA launcher's matrix product (CudaLauncher::gemm, through blas_gemm).
 //
 // Note [cuda gemm]
 // float32/float64 call cublas{S,D}gemmStridedBatched_64; float16/bfloat16 call
@@ -92,17 +92,14 @@ cublasOperation_t op(bool trans) { return trans ? CUBLAS_OP_T : CUBLAS_OP_N; }
 
 }  // namespace
 
-void gemm(ScalarType dtype, bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, const Scalar& alpha,
-          const void* a, int64_t lda, int64_t stride_a, const void* b, int64_t ldb, int64_t stride_b,
-          const Scalar& beta, void* c, int64_t ldc, int64_t stride_c, int64_t batch, Stream s) {
-  if (m <= 0 || n <= 0 || batch <= 0) return;
-  const GemmGeometry g{trans_a, trans_b, m, n, k, lda, stride_a, ldb, stride_b, ldc, stride_c, batch};
+void blas_gemm(ScalarType dtype, const kernels::GemmGeometry& g, const Scalar& alpha, const void* a, const void* b,
+               const Scalar& beta, void* c, Stream s) {
   const DeviceIndex device = s.device().index();
   CTORCH_CHECK(device >= 0 && device < kMaxDevices, "[mm] expected a cuda stream, but got ", s.device());
-  // As the cpu's scalar_as: float32/float16/bfloat16 see the scalars as float, float64 as double.
-  const double alpha_d = dtype == kFloat64 ? alpha.to_double() : static_cast<double>(alpha.to<float>());
-  const bool floating = dtype == kFloat32 || dtype == kFloat64 || dtype == kFloat16 || dtype == kBFloat16;
-  if (!floating || k <= 0 || alpha_d == 0.0) return gemm_loop(dtype, g, alpha, a, b, beta, c, s);
+  if (kernels::gemm_needs_loop(dtype, g.k, alpha)) return gemm_loop(dtype, g, alpha, a, b, beta, c, s);
+  const bool trans_a = g.trans_a, trans_b = g.trans_b;
+  const int64_t m = g.m, n = g.n, k = g.k, lda = g.lda, ldb = g.ldb, ldc = g.ldc;
+  const int64_t stride_a = g.stride_a, stride_b = g.stride_b, stride_c = g.stride_c, batch = g.batch;
 
   ScopedDevice guard(device);
   cublasHandle_t h = handle(device, native_stream(s));

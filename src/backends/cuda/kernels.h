@@ -1,10 +1,13 @@
-// The CUDA backend's KernelTable slots (one .cu per op family) and the table itself.
+// The CUDA backend's KernelTable slots: the shared table (backends/kernel_table.h) over CudaLauncher,
+// instantiated in one .cu per op family (unary, binary, copy, reduce, random, gemm_loop) so nvcc
+// builds them in parallel; kernels.cpp collects them.
 // Every slot makes the stream's device current, launches on the stream's cudaStream_t and
 // checks the launch; none of them synchronizes.
 #pragma once
 
 #include <cstdint>
 
+#include "kernels/gemm_math.h"
 #include "ops/kernel_table.h"
 
 namespace ctorch::backends::cuda {
@@ -34,21 +37,15 @@ void random(kernels::RandomOp op, ScalarType dtype, const kernels::ElementwisePl
             uint64_t seed, uint64_t offset, const kernels::RandomArgs& args, int sm_count, int max_threads_per_sm,
             Stream stream);
 
-/// blas.cpp: KernelTable::gemm (cuBLAS for the floating dtypes, gemm_loop for the others).
+/// gemm_loop.cu: KernelTable::gemm (the shared table's slot; it calls blas_gemm).
 void gemm(ScalarType dtype, bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, const Scalar& alpha,
           const void* a, int64_t lda, int64_t stride_a, const void* b, int64_t ldb, int64_t stride_b,
           const Scalar& beta, void* c, int64_t ldc, int64_t stride_c, int64_t batch, Stream stream);
-
-/// Shape of a row-major strided batched GEMM, in elements (see KernelTable::gemm).
-struct GemmGeometry {
-  bool trans_a, trans_b;
-  int64_t m, n, k;
-  int64_t lda, stride_a, ldb, stride_b, ldc, stride_c, batch;
-};
-/// gemm_loop.cu: KernelTable::gemm for any dtype with one thread per output element and the cpu
-/// backend's arithmetic (half types accumulate in float, integers wrap, bool is an or of ands).
-/// alpha == 0 or k == 0 never reads A or B; beta == 0 never reads C.
-void gemm_loop(ScalarType dtype, const GemmGeometry& g, const Scalar& alpha, const void* a, const void* b,
+/// blas.cpp: cuBLAS for the floating dtypes, gemm_loop for the others and for k == 0 / alpha == 0.
+void blas_gemm(ScalarType dtype, const kernels::GemmGeometry& g, const Scalar& alpha, const void* a, const void* b,
+               const Scalar& beta, void* c, Stream stream);
+/// gemm_loop.cu: the loop GEMM (kernels/gemm_math.h) with one thread per output element.
+void gemm_loop(ScalarType dtype, const kernels::GemmGeometry& g, const Scalar& alpha, const void* a, const void* b,
                const Scalar& beta, void* c, Stream stream);
 
 /// The CUDA backend's kernel table (registered with the runtime by its factory).

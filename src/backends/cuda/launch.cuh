@@ -1,20 +1,23 @@
-// The CUDA elementwise launcher: a grid-stride kernel over an ElementwisePlan passed by value.
-// The cuda twin of backends/cpu/launch.h, with the same conversion rules: functors see opmath
-// values (float for half and bfloat16) and their result is cast to the output's storage type.
-// Launch shape: Note [Elementwise launch shape] in kernels/launch_config.h.
+// The CUDA launcher (CudaLauncher, the Launcher of backends/kernel_table.h): grid-stride kernels over
+// the single-source functors. Elementwise launches follow Note [Elementwise launch shape]; each
+// thread runs kernels::elementwise_element, the function the emulated walker runs for the same
+// (block, thread). Reductions and softmax (reduce.cu), the loop GEMM (gemm_loop.cu) and the random
+// kernels (random.cu) define their member templates in the .cu file that instantiates them.
+// Every launch makes the stream's device current, launches on its cudaStream_t and checks the launch;
+// none synchronizes.
 #pragma once
 
 #include <algorithm>
 #include <cstdint>
-#include <utility>
 
 #include <cuda_runtime.h>
 
 #include "backends/cuda/check.h"
+#include "backends/cuda/kernels.h"
 #include "backends/cuda/stream.h"
+#include "backends/kernel_table.h"
 #include "ctorch/error.h"
-#include "kernels/dispatch.h"
-#include "kernels/elementwise_plan.h"
+#include "kernels/elementwise_loop.h"
 #include "kernels/launch_config.h"
 
 namespace ctorch::backends::cuda {
@@ -26,70 +29,78 @@ struct OperandPointers {
 
 namespace detail {
 
-template <class Out, class... In, class F, size_t... I>
-__device__ __forceinline__ void apply(char* out, char* const* in, const F& f, std::index_sequence<I...>) {
-  using kernels::opmath_t;
-  *reinterpret_cast<Out*>(out) =
-      static_cast<Out>(f(static_cast<opmath_t<In>>(*reinterpret_cast<const In*>(in[I]))...));
-}
-
-// One out-of-line copy per translation unit instead of one inlined copy per kernel: the int64
-// index math is most of a kernel's code, and ptxas time grows with code size.
-__device__ __noinline__ inline void plan_offsets(const kernels::ElementwisePlan& plan, int64_t linear,
-                                                 int64_t* offsets) {
-  plan.offsets(linear, offsets);
-}
-
 // Elements [begin, begin + cfg.n) of `plan`; `contiguous` selects flat indexing (plan.is_contiguous()).
 // (nvcc wants the pack last in a variadic __global__ template.)
 template <class F, class Out, class... In>
 __global__ void elementwise_kernel(const __grid_constant__ kernels::ElementwisePlan plan, OperandPointers data,
                                    int64_t begin, kernels::LaunchConfig cfg, bool contiguous, F f) {
-  constexpr int kInputs = sizeof...(In);
   const uint32_t stride = cfg.stride();
-  uint32_t i = cfg.first(blockIdx.x, threadIdx.x);
-  char* in[kInputs > 0 ? kInputs : 1];
-  if (contiguous) {
-    constexpr int64_t sizes[] = {static_cast<int64_t>(sizeof(In))..., 0};
-    for (; i < cfg.n; i += stride) {
-      const int64_t linear = begin + i;
-      for (int k = 0; k < kInputs; ++k) in[k] = data.ptr[k + 1] + linear * sizes[k];
-      apply<Out, In...>(data.ptr[0] + linear * static_cast<int64_t>(sizeof(Out)), in, f,
-                        std::index_sequence_for<In...>{});
-    }
-  } else {
-    int64_t offsets[kernels::kMaxOperands];
-    for (; i < cfg.n; i += stride) {
-      plan_offsets(plan, begin + i, offsets);
-      for (int k = 0; k < kInputs; ++k) in[k] = data.ptr[k + 1] + offsets[k + 1];
-      apply<Out, In...>(data.ptr[0] + offsets[0], in, f, std::index_sequence_for<In...>{});
-    }
+  for (uint32_t i = cfg.first(blockIdx.x, threadIdx.x); i < cfg.n; i += stride) {
+    kernels::elementwise_element<Out, In...>(plan, data.ptr, begin + i, contiguous, f);
   }
 }
 
 }  // namespace detail
 
-/// out = f(in...) over `plan` on `stream` (the current device's stream); Out and In are storage
-/// types, f is a trivially copyable CTORCH_HD functor taking opmath values. Asynchronous.
-template <class Out, class... In, class F>
-void launch_elementwise(const kernels::ElementwisePlan& plan, char* const* data, const F& f, cudaStream_t stream) {
-  static_assert(sizeof...(In) + 1 <= kernels::kMaxOperands, "too many operands");
-  CTORCH_INTERNAL_ASSERT(plan.noperands == static_cast<int>(sizeof...(In)) + 1, "plan has ", plan.noperands,
-                         " operands, the kernel ", sizeof...(In) + 1);
-  if (plan.numel <= 0) return;
-  int device = 0;
-  CTORCH_CUDA_CHECK(cudaGetDevice(&device));
-  const kernels::DeviceLimits limits = device_limits(static_cast<DeviceIndex>(device));
-  OperandPointers ptrs{};
-  for (int k = 0; k < plan.noperands; ++k) ptrs.ptr[k] = data[k];
-  const bool contiguous = plan.is_contiguous();
-  for (int64_t begin = 0; begin < plan.numel; begin += kernels::kMaxElementsPerLaunch) {
-    const int64_t n = std::min(plan.numel - begin, kernels::kMaxElementsPerLaunch);
-    const kernels::LaunchConfig cfg = kernels::elementwise_launch_config(n, limits);
-    detail::elementwise_kernel<F, Out, In...>
-        <<<cfg.grid, cfg.block, 0, stream>>>(plan, ptrs, begin, cfg, contiguous, f);
-    CTORCH_CUDA_CHECK(cudaGetLastError());
+/// The CUDA Launcher.
+struct CudaLauncher {
+  static constexpr Arithmetic kArithmetic = Arithmetic::Gpu;
+
+  /// out = f(in...) over `plan`; f is a trivially copyable CTORCH_HD functor taking opmath values.
+  template <class Out, class... In, class F>
+  static void elementwise(const kernels::ElementwisePlan& plan, char* const* data, const F& f, const char*,
+                          Stream s) {
+    static_assert(sizeof...(In) + 1 <= kernels::kMaxOperands, "too many operands");
+    CTORCH_INTERNAL_ASSERT(plan.noperands == static_cast<int>(sizeof...(In)) + 1, "plan has ", plan.noperands,
+                           " operands, the kernel ", sizeof...(In) + 1);
+    if (plan.numel <= 0) return;
+    ScopedDevice guard(s.device().index());
+    const cudaStream_t stream = native_stream(s);
+    const kernels::DeviceLimits limits = device_limits(s.device().index());
+    OperandPointers ptrs{};
+    for (int k = 0; k < plan.noperands; ++k) ptrs.ptr[k] = data[k];
+    const bool contiguous = plan.is_contiguous();
+    for (int64_t begin = 0; begin < plan.numel; begin += kernels::kMaxElementsPerLaunch) {
+      const int64_t n = std::min(plan.numel - begin, kernels::kMaxElementsPerLaunch);
+      const kernels::LaunchConfig cfg = kernels::elementwise_launch_config(n, limits);
+      detail::elementwise_kernel<F, Out, In...>
+          <<<cfg.grid, cfg.block, 0, stream>>>(plan, ptrs, begin, cfg, contiguous, f);
+      CTORCH_CUDA_CHECK(cudaGetLastError());
+    }
   }
-}
+
+  /// A device-to-device cudaMemcpyAsync.
+  static void copy_bytes(char* dst, const char* src, int64_t bytes, Stream s) {
+    ScopedDevice guard(s.device().index());
+    CTORCH_CUDA_CHECK(
+        cudaMemcpyAsync(dst, src, static_cast<size_t>(bytes), cudaMemcpyDeviceToDevice, native_stream(s)));
+  }
+
+  /// reduce.cu: Note [Reduction grid].
+  template <class T, class Out, class Op>
+  static void reduce(const kernels::ReducePlan& plan, char* const* data, const Op& op, Stream s);
+  /// reduce.cu: one block per softmax row.
+  template <class T, bool Log>
+  static void softmax(const kernels::SoftmaxPlan& plan, char* const* data, Stream s);
+  /// blas.cpp: cuBLAS for the floating dtypes, the loop GEMM otherwise.
+  static void gemm(ScalarType dtype, const kernels::GemmGeometry& g, const Scalar& alpha, const void* a,
+                   const void* b, const Scalar& beta, void* c, Stream s) {
+    blas_gemm(dtype, g, alpha, a, b, beta, c, s);
+  }
+  /// gemm_loop.cu: one thread per output element.
+  template <class T, class A>
+  static void gemm_loop(const kernels::GemmGeometry& g, const T* a, const T* b, T* c, A alpha, A beta, Stream s);
+  /// random.cu: distribution_nullary_kernel.
+  template <class Sampler>
+  static void distribution(const kernels::RandomLaunch& launch, const kernels::ElementwisePlan& plan,
+                           char* const* data, uint64_t seed, uint64_t offset, const Sampler& sampler, Stream s);
+  /// random.cu: the bernoulli(p tensor) kernel.
+  template <class T, class P>
+  static void bernoulli_tensor(const kernels::ElementwisePlan& plan, char* const* data, uint64_t seed,
+                               uint64_t offset, Stream s);
+};
+
+/// The shared table's slots for CUDA.
+using CudaTable = KernelTableOf<CudaLauncher>;
 
 }  // namespace ctorch::backends::cuda

@@ -1,5 +1,5 @@
-// The cpu backend's reductions and softmax: the single-source functors of kernels/reduce_functors.h
-// run over a ReducePlan by a parallel loop.
+// The cpu launcher's reductions and softmax: the single-source functors of kernels/reduce_functors.h
+// run over a ReducePlan by a parallel loop (CpuLauncher::reduce and ::softmax, backends/cpu/launch.h).
 //
 // Note [Reduction order on cpu]
 // Every output is reduced by one fixed tree over its reduction positions, whatever the thread
@@ -13,26 +13,25 @@
 // When the input's fastest dim is a kept dim ("across rows", e.g. sum over dim 0 of a row-major
 // matrix), a tile of up to kTileBytes of accumulators advances along contiguous rows instead, and
 // the tree runs over rows, with leaves of kRowLeaf to 4 * kBlockSteps rows.
+#pragma once
+
 #include <algorithm>
 #include <cmath>
-#include <type_traits>
 #include <memory>
+#include <type_traits>
 
 #include "backends/cpu/parallel.h"
 #include "kernels/dispatch.h"
 #include "kernels/reduce_functors.h"
 #include "kernels/reduce_plan.h"
-#include "ops/kernel_table.h"
 
 namespace ctorch::backends::cpu {
 
+namespace reduce_detail {
+
 using kernels::opmath_t;
-using kernels::ReduceArgs;
-using kernels::ReduceOp;
 using kernels::ReducePlan;
 using kernels::SoftmaxPlan;
-
-namespace {
 
 constexpr int64_t kLeaf = 1024;          // positions reduced sequentially (K accumulators)
 constexpr int64_t kChunk = 32768;        // positions per parallel chunk
@@ -456,89 +455,6 @@ class Reducer {
   bool dense_;  // one reduced dim, contiguous: position r is element r of a row
 };
 
-template <class T, class Out, class Op>
-void run(const ReducePlan& plan, char* const* data, const Op& op) {
-  Reducer<T, Out, Op>(plan, data, op).run();
-}
-
-template <ReduceOp Kind>
-void run_norm(ScalarType in, const ReducePlan& plan, char* const* data, const ReduceArgs& args) {
-  kernels::dispatch_floating(in, "norm", [&](auto tag) {
-    using T = typename decltype(tag)::type;
-    using A = opmath_t<T>;
-    kernels::NormOp<A, Kind> op;
-    op.p = static_cast<A>(args.p);
-    run<T, T>(plan, data, op);
-  });
-}
-
-void reduce(ReduceOp op, ScalarType in, ScalarType out, const ReducePlan& plan, char* const* data,
-            const ReduceArgs& args, Stream) {
-  switch (op) {
-    case ReduceOp::Sum:
-    case ReduceOp::Prod:
-      // Integers and bool accumulate in int64 (the op layer narrows when asked for a smaller type).
-      CTORCH_INTERNAL_ASSERT(out == (is_integral(in, true) ? kLong : in), "[sum] unsupported dtypes");
-      return kernels::dispatch_all(in, "sum", [&](auto tag) {
-        using T = typename decltype(tag)::type;
-        using O = std::conditional_t<std::is_integral_v<T>, int64_t, T>;
-        using A = opmath_t<O>;
-        if (op == ReduceOp::Sum) {
-          run<T, O>(plan, data, kernels::SumOp<A>{});
-        } else {
-          run<T, O>(plan, data, kernels::ProdOp<A>{});
-        }
-      });
-    case ReduceOp::Mean:
-      return kernels::dispatch_floating(in, "mean", [&](auto tag) {
-        using T = typename decltype(tag)::type;
-        using A = opmath_t<T>;
-        kernels::MeanOp<A> m;
-        m.count = static_cast<A>(plan.numel_reduce);
-        run<T, T>(plan, data, m);
-      });
-    case ReduceOp::Max:
-    case ReduceOp::Min:
-      return kernels::dispatch_all(in, "max", [&](auto tag) {
-        using T = typename decltype(tag)::type;
-        using A = opmath_t<T>;
-        if (op == ReduceOp::Max) {
-          run<T, T>(plan, data, kernels::MaxOp<A>{});
-        } else {
-          run<T, T>(plan, data, kernels::MinOp<A>{});
-        }
-      });
-    case ReduceOp::ArgMax:
-    case ReduceOp::ArgMin:
-      return kernels::dispatch_all(in, "argmax", [&](auto tag) {
-        using T = typename decltype(tag)::type;
-        using A = opmath_t<T>;
-        if (op == ReduceOp::ArgMax) {
-          run<T, T>(plan, data, kernels::ArgExtremeOp<A, true>{});
-        } else {
-          run<T, T>(plan, data, kernels::ArgExtremeOp<A, false>{});
-        }
-      });
-    case ReduceOp::All:
-    case ReduceOp::Any:
-      // The op layer passes bool input; the output is bool or uint8 (one byte, 0 or 1).
-      CTORCH_INTERNAL_ASSERT(in == kBool, "[all] expects bool input");
-      if (op == ReduceOp::All) return run<bool, uint8_t>(plan, data, kernels::AllOp{});
-      return run<bool, uint8_t>(plan, data, kernels::AnyOp{});
-    case ReduceOp::Norm1: return run_norm<ReduceOp::Norm1>(in, plan, data, args);
-    case ReduceOp::Norm2: return run_norm<ReduceOp::Norm2>(in, plan, data, args);
-    case ReduceOp::NormP: return run_norm<ReduceOp::NormP>(in, plan, data, args);
-    case ReduceOp::Var:
-      return kernels::dispatch_floating(in, "var", [&](auto tag) {
-        using T = typename decltype(tag)::type;
-        kernels::VarOp v;
-        v.correction = static_cast<double>(args.correction);
-        v.take_sqrt = args.take_sqrt;
-        run<T, T>(plan, data, v);
-      });
-  }
-}
-
 // ---- softmax ---------------------------------------------------------------------------------------
 
 constexpr int64_t kSoftmaxTile = 256;
@@ -643,30 +559,24 @@ void softmax_inner(const SoftmaxPlan& plan, const T* in, T* out) {
   });
 }
 
-void softmax(ScalarType dtype, bool log, const SoftmaxPlan& plan, char* const* data, Stream) {
-  kernels::dispatch_floating(dtype, log ? "log_softmax" : "softmax", [&](auto tag) {
-    using T = typename decltype(tag)::type;
-    T* out = reinterpret_cast<T*>(data[0]);
-    const T* in = reinterpret_cast<const T*>(data[1]);
-    if (plan.inner == 1) {
-      log ? softmax_rows<T, true>(plan, in, out) : softmax_rows<T, false>(plan, in, out);
-    } else {
-      log ? softmax_inner<T, true>(plan, in, out) : softmax_inner<T, false>(plan, in, out);
-    }
-  });
+}  // namespace reduce_detail
+
+/// Runs reduction functor Op over `plan`: T is the input storage type, Out the values output's.
+template <class T, class Out, class Op>
+void run_reduction(const kernels::ReducePlan& plan, char* const* data, const Op& op) {
+  reduce_detail::Reducer<T, Out, Op>(plan, data, op).run();
 }
 
-}  // namespace
-
-/// The cpu reduce slot (see KernelTable::reduce).
-void reduce_kernel(ReduceOp op, ScalarType in, ScalarType out, const ReducePlan& plan, char* const* data,
-                   const ReduceArgs& args, Stream stream) {
-  reduce(op, in, out, plan, data, args, stream);
-}
-
-/// The cpu softmax slot (see KernelTable::softmax).
-void softmax_kernel(ScalarType dtype, bool log, const SoftmaxPlan& plan, char* const* data, Stream stream) {
-  softmax(dtype, log, plan, data, stream);
+/// (log_)softmax over `plan` in storage type T.
+template <class T, bool Log>
+void run_softmax(const kernels::SoftmaxPlan& plan, char* const* data) {
+  T* out = reinterpret_cast<T*>(data[0]);
+  const T* in = reinterpret_cast<const T*>(data[1]);
+  if (plan.inner == 1) {
+    reduce_detail::softmax_rows<T, Log>(plan, in, out);
+  } else {
+    reduce_detail::softmax_inner<T, Log>(plan, in, out);
+  }
 }
 
 }  // namespace ctorch::backends::cpu
