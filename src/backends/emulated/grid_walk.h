@@ -1,0 +1,62 @@
+// The emulated launcher's grid walkers (Note [Emulated grid walk] in launch.h): the threads of an
+// elementwise-shaped launch, and the blocks of a block-per-row launch with their shared memory.
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+#include <memory>
+
+#include "backends/cpu/launch.h"
+#include "backends/cpu/parallel.h"
+#include "kernels/launch_config.h"
+#include "kernels/reduce_grid.h"
+
+namespace ctorch::backends::emulated {
+
+/// Calls visit(element) for every element of a grid-stride launch over [0, n) in
+/// rounds, blocks and threads (Note [Emulated grid walk]); visits may run in parallel.
+template <class Visit>
+void walk_grid(int64_t numel, kernels::DeviceLimits limits, const Visit& visit) {
+  for (int64_t begin = 0; begin < numel; begin += kernels::kMaxElementsPerLaunch) {
+    const kernels::LaunchConfig cfg =
+        kernels::elementwise_launch_config(std::min(numel - begin, kernels::kMaxElementsPerLaunch), limits);
+    const int64_t stride = cfg.stride();
+    const int64_t rounds = (static_cast<int64_t>(cfg.n) + stride - 1) / stride;
+    const int64_t units = rounds * cfg.grid;  // one block's threads in one round
+    const int64_t grain = std::max<int64_t>(1, cpu::kElementwiseGrain / cfg.block);
+    cpu::parallel_for(0, units, grain, [&](int64_t u0, int64_t u1) {
+      for (int64_t u = u0; u < u1; ++u) {
+        const int64_t round = u / cfg.grid;
+        const auto block = static_cast<uint32_t>(u % cfg.grid);
+        for (uint32_t t = 0; t < cfg.block; ++t) {
+          const int64_t i = round * stride + cfg.first(block, t);
+          if (i < static_cast<int64_t>(cfg.n)) visit(begin + i);
+        }
+      }
+    });
+  }
+}
+
+/// Runs one block-per-row launch `l` over `rows` rows: row(b, shared, row) for block b's rows
+/// b, b + grid, ..., with `shared` holding l.block accumulators; blocks spread over the pool.
+template <class Acc, class Row>
+void walk_blocks(int64_t rows, const kernels::ReduceLaunch& l, const Row& row) {
+  const int64_t work_per_block = std::max<int64_t>(1, rows / std::max<uint32_t>(1, l.grid)) * l.block;
+  const int64_t grain = std::max<int64_t>(1, cpu::kElementwiseGrain / work_per_block);
+  cpu::parallel_for(0, l.grid, grain, [&](int64_t b0, int64_t b1) {
+    const std::unique_ptr<Acc[]> shared(new Acc[l.block]);
+    for (int64_t b = b0; b < b1; ++b) {
+      for (int64_t r = b; r < rows; r += l.grid) row(shared.get(), r);
+    }
+  });
+}
+
+/// The block tree of Note [Reduction grid] over shared[0, block), step by step as the GPU runs it.
+template <class Acc, class Combine>
+void block_tree(Acc* shared, uint32_t block, const Combine& combine) {
+  for (uint32_t s = block / 2; s > 0; s /= 2) {
+    for (uint32_t t = 0; t < s; ++t) kernels::block_tree_step(shared, t, s, combine);
+  }
+}
+
+}  // namespace ctorch::backends::emulated
