@@ -36,7 +36,6 @@
 #include "kernels/gemm_math.h"
 #include "kernels/random_functors.h"
 #include "kernels/reduce_functors.h"
-#include "ops/elementwise.h"
 #include "ops/kernel_table.h"
 
 namespace ctorch::backends {
@@ -83,13 +82,21 @@ struct BinaryFn {
   CTORCH_HD auto operator()(A x, A y) const { return kernels::Binary<Op>{}(x, y, alpha); }
 };
 
+// Which side of a binary op the scalar operand takes: fixed (one loop per side, which vectorizes on
+// the cpu) or chosen per call (one GPU kernel for both sides: a uniform branch, half the kernels).
+enum class ScalarSide : int8_t { Lhs, Rhs, Runtime };
+
 // The tensor operand is x; the scalar goes on the right (scalar_rhs) or on the left.
-template <class G, class A>
+template <class G, class A, ScalarSide Side>
 struct ScalarOperandFn {
   G g;
   A scalar;
   bool scalar_rhs;
-  CTORCH_HD auto operator()(A x) const { return scalar_rhs ? g(x, scalar) : g(scalar, x); }
+  CTORCH_HD auto operator()(A x) const {
+    if constexpr (Side == ScalarSide::Rhs) return g(x, scalar);
+    else if constexpr (Side == ScalarSide::Lhs) return g(scalar, x);
+    else return scalar_rhs ? g(x, scalar) : g(scalar, x);
+  }
 };
 
 // x + alpha * y in one rounding (Sub passes -alpha).
@@ -358,14 +365,14 @@ struct KernelTableOf {
       using A = opmath_t<T>;
       if constexpr (Op == kernels::UnaryOp::Clamp) {
         const table_detail::ClampFn<A> f{table_detail::bound<A>(args.lo), table_detail::bound<A>(args.hi)};
-        L::template elementwise<T, T>(plan, data, f, ops::op_name(Op), s);
+        L::template elementwise<T, T>(plan, data, f, kernels::name_of(Op), s);
       } else {
-        L::template elementwise<T, T>(plan, data, table_detail::UnaryFn<Op, A>{}, ops::op_name(Op), s);
+        L::template elementwise<T, T>(plan, data, table_detail::UnaryFn<Op, A>{}, kernels::name_of(Op), s);
       }
     };
     // The op layer promotes integer inputs of these ops to a floating dtype before a kernel runs.
     if constexpr (table_detail::is_transcendental(Op)) {
-      kernels::dispatch_floating(dtype, ops::op_name(Op), body);
+      kernels::dispatch_floating(dtype, kernels::name_of(Op), body);
     } else {
       kernels::dispatch_all(dtype, "unary", body);
     }
@@ -381,16 +388,24 @@ struct KernelTableOf {
       return;
     }
     // The scalar is converted to the storage type first, as PyTorch does for wrapped numbers.
+    using table_detail::ScalarOperandFn;
+    using table_detail::ScalarSide;
     const A scalar = static_cast<A>(args.scalar.to<T>());
-    L::template elementwise<Out, T>(plan, data, table_detail::ScalarOperandFn<G, A>{g, scalar, side == ScalarOperand::Rhs},
-                                    name, s);
+    const bool rhs = side == ScalarOperand::Rhs;
+    if constexpr (L::kArithmetic == Arithmetic::Gpu) {
+      L::template elementwise<Out, T>(plan, data, ScalarOperandFn<G, A, ScalarSide::Runtime>{g, scalar, rhs}, name, s);
+    } else if (rhs) {
+      L::template elementwise<Out, T>(plan, data, ScalarOperandFn<G, A, ScalarSide::Rhs>{g, scalar, rhs}, name, s);
+    } else {
+      L::template elementwise<Out, T>(plan, data, ScalarOperandFn<G, A, ScalarSide::Lhs>{g, scalar, rhs}, name, s);
+    }
   }
 
   template <kernels::BinaryOp Op>
   static void run_binary(ScalarType dtype, ScalarOperand side, const ElementwisePlan& plan, char* const* data,
                          const OpArgs& args, Stream s) {
     using kernels::BinaryOp;
-    const char* name = ops::op_name(Op);
+    const char* name = kernels::name_of(Op);
     kernels::dispatch_all(dtype, "binary", [&](auto tag) {
       using T = typename decltype(tag)::type;
       using A = opmath_t<T>;

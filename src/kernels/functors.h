@@ -21,6 +21,21 @@ enum class BinaryOp : int8_t {
   Eq, Ne, Lt, Le, Gt, Ge, LogicalAnd, LogicalOr, LogicalXor,
 };
 
+/// PyTorch's name of a unary op ("neg", ...).
+constexpr const char* name_of(UnaryOp op) {
+  constexpr const char* kNames[] = {"neg",  "abs",   "exp",   "log",  "sqrt",        "rsqrt", "sin",
+                                    "cos",  "tanh",  "sigmoid", "relu", "floor",     "ceil",  "round",
+                                    "sign", "logical_not", "clamp", "identity"};
+  return kNames[static_cast<int>(op)];
+}
+/// PyTorch's name of a binary op ("add", ...).
+constexpr const char* name_of(BinaryOp op) {
+  constexpr const char* kNames[] = {"add", "sub", "mul", "div", "div_trunc", "div_floor", "remainder",
+                                    "pow", "maximum", "minimum", "eq", "ne", "lt", "le", "gt", "ge",
+                                    "logical_and", "logical_or", "logical_xor"};
+  return kNames[static_cast<int>(op)];
+}
+
 /// True for ops whose output dtype is bool.
 CTORCH_HD constexpr bool produces_bool(BinaryOp op) { return op >= BinaryOp::Eq; }
 
