@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "core/scalar_convert.h"
+#include "core/wrap_dim.h"
 #include "ctorch/factories.h"
 #include "ctorch/ops.h"
 #include "kernels/dispatch.h"
@@ -15,12 +16,7 @@ using kernels::BinaryOp;
 using kernels::ElementwisePlan;
 using kernels::UnaryOp;
 
-int64_t wrap_dim(int64_t dim, int64_t ndim) {
-  const int64_t n = ndim <= 0 ? 1 : ndim;  // a 0-dim tensor accepts dims -1 and 0
-  CTORCH_CHECK_INDEX(dim >= -n && dim < n, "Dimension out of range (expected to be in range of [", -n, ", ",
-                     n - 1, "], but got ", dim, ")");
-  return dim < 0 ? dim + n : dim;
-}
+int64_t wrap_dim(int64_t dim, int64_t ndim) { return detail::wrap_dim(dim, ndim); }
 
 Device common_device(std::initializer_list<const Tensor*> tensors) {
   const Tensor* first = nullptr;
