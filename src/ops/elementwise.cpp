@@ -7,8 +7,7 @@
 #include "ctorch/factories.h"
 #include "ctorch/ops.h"
 #include "kernels/dispatch.h"
-#include "ops/copy.h"
-#include "sanitizer/hooks.h"
+#include "ops/launch.h"
 
 namespace ctorch::ops {
 
@@ -367,8 +366,7 @@ Tensor binary_op_cpu_scalar(BinaryOp op, const Tensor& t, const Tensor& scalar, 
   plan_data(data, out, {&tc});
   OpArgs with_value = args;
   with_value.scalar = value;
-  if (sanitizer::active()) sanitizer::kernel(op_name(op), {{out, nullptr, true, true}, {tc, "self"}});
-  kernels_for(t.device()).binary(op, common, side, plan, data, with_value, ops::stream_for(t.device()));
+  launch_binary(op, common, side, plan, data, with_value, t.device(), {{out, nullptr, true, true}, {tc, "self"}});
   return out;
 }
 
@@ -391,8 +389,8 @@ Tensor binary_op(BinaryOp op, const Tensor& a, const Tensor& b, const OpArgs& ar
   ElementwisePlan plan = make_plan(out, {&ac, &bc});
   char* data[kernels::kMaxOperands];
   plan_data(data, out, {&ac, &bc});
-  if (sanitizer::active()) sanitizer::kernel(op_name(op), {{out, nullptr, true, true}, {ac, "self"}, {bc, "other"}});
-  kernels_for(device).binary(op, common, ScalarOperand::None, plan, data, args, ops::stream_for(device));
+  launch_binary(op, common, ScalarOperand::None, plan, data, args, device,
+                {{out, nullptr, true, true}, {ac, "self"}, {bc, "other"}});
   return out;
 }
 
@@ -416,8 +414,7 @@ Tensor binary_op(BinaryOp op, const Tensor& t, const Scalar& s, ScalarOperand si
   plan_data(data, out, {&tc});
   OpArgs a = args;
   a.scalar = s;
-  if (sanitizer::active()) sanitizer::kernel(op_name(op), {{out, nullptr, true, true}, {tc, "self"}});
-  kernels_for(t.device()).binary(op, common, side, plan, data, a, ops::stream_for(t.device()));
+  launch_binary(op, common, side, plan, data, a, t.device(), {{out, nullptr, true, true}, {tc, "self"}});
   return out;
 }
 
@@ -457,8 +454,8 @@ Tensor& binary_op_(BinaryOp op, Tensor& self, const Tensor& b, const OpArgs& arg
     ElementwisePlan plan = make_plan(self, {&ac, &bc});
     char* data[kernels::kMaxOperands];
     plan_data(data, self, {&ac, &bc});
-    if (sanitizer::active()) sanitizer::kernel(op_name(op), {{self, "self", true, true}, {bc, "other"}});
-    kernels_for(device).binary(op, common, ScalarOperand::None, plan, data, args, ops::stream_for(device));
+    launch_binary(op, common, ScalarOperand::None, plan, data, args, device,
+                  {{self, "self", true, true}, {bc, "other"}});
   }
   self.impl()->storage()->bump_version();
   return self;
@@ -485,9 +482,7 @@ Tensor& binary_op_(BinaryOp op, Tensor& self, const Scalar& s, const OpArgs& arg
     plan_data(data, self, {&in});
     OpArgs a = args;
     a.scalar = s;
-    if (sanitizer::active()) sanitizer::kernel(op_name(op), {{self, "self", true, true}});
-    kernels_for(self.device()).binary(op, common, ScalarOperand::Rhs, plan, data, a,
-                                      ops::stream_for(self.device()));
+    launch_binary(op, common, ScalarOperand::Rhs, plan, data, a, self.device(), {{self, "self", true, true}});
   }
   self.impl()->storage()->bump_version();
   return self;
@@ -502,8 +497,7 @@ Tensor unary_op(UnaryOp op, const Tensor& t, bool to_float, const OpArgs& args) 
   ElementwisePlan plan = make_plan(out, {&in});
   char* data[kernels::kMaxOperands];
   plan_data(data, out, {&in});
-  if (sanitizer::active()) sanitizer::kernel(op_name(op), {{out, nullptr, true, true}, {in, "self"}});
-  kernels_for(t.device()).unary(op, dtype, plan, data, args, ops::stream_for(t.device()));
+  launch_unary(op, dtype, plan, data, args, t.device(), {{out, nullptr, true, true}, {in, "self"}});
   return out;
 }
 
@@ -518,8 +512,7 @@ Tensor& unary_op_(UnaryOp op, Tensor& t, bool to_float, const OpArgs& args) {
     ElementwisePlan plan = make_plan(t, {&in});
     char* data[kernels::kMaxOperands];
     plan_data(data, t, {&in});
-    if (sanitizer::active()) sanitizer::kernel(op_name(op), {{t, "self", true, true}});
-    kernels_for(t.device()).unary(op, t.dtype(), plan, data, args, ops::stream_for(t.device()));
+    launch_unary(op, t.dtype(), plan, data, args, t.device(), {{t, "self", true, true}});
   }
   t.impl()->storage()->bump_version();
   return t;

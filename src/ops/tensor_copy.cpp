@@ -9,8 +9,8 @@
 #include "kernels/dispatch.h"
 #include "ops/copy.h"
 #include "ops/elementwise.h"
+#include "ops/launch.h"
 #include "runtime/current.h"
-#include "sanitizer/hooks.h"
 
 namespace ctorch {
 
@@ -153,8 +153,7 @@ void copy_into(Tensor& dst, const Tensor& src, bool non_blocking) {
   kernels::ElementwisePlan plan = make_plan(dst, {&source});
   char* data[kernels::kMaxOperands];
   plan_data(data, dst, {&source});
-  if (sanitizer::active()) sanitizer::kernel("copy_", {{dst, "self", true, true}, {source, "src"}});
-  kernels_for(dst.device()).cast_copy(dst.dtype(), source.dtype(), plan, data, stream_for(dst.device()));
+  launch_copy(dst.dtype(), source.dtype(), plan, data, dst.device(), {{dst, "self", true, true}, {source, "src"}});
 }
 
 void fill_into(Tensor& t, const Scalar& value) {
@@ -167,8 +166,7 @@ void fill_into(Tensor& t, const Scalar& value) {
   kernels::ElementwisePlan plan = make_plan(t, {});
   char* data[kernels::kMaxOperands];
   plan_data(data, t, {});
-  if (sanitizer::active()) sanitizer::kernel("fill_", {{t, "self", true, true}});
-  kernels_for(t.device()).fill(t.dtype(), plan, data, value, stream_for(t.device()));
+  launch_fill(t.dtype(), plan, data, value, t.device(), {{t, "self", true, true}});
 }
 
 }  // namespace ops

@@ -5,7 +5,6 @@
 #include "core/wrap_dim.h"
 #include "ctorch/factories.h"
 #include "memory/device_allocator.h"
-#include "sanitizer/hooks.h"
 
 namespace ctorch {
 
@@ -29,7 +28,6 @@ void Tensor::record_stream(Stream stream) const {
                                is_cpu() ? "CPU" : "unknown", "' backend.");
   CTORCH_CHECK_VALUE(stream.device().is_cuda(), "[record_stream] Expected a cuda stream, but got a stream of ",
                      stream.device());
-  if (sanitizer::active()) sanitizer::record_stream(impl_->storage()->data_ptr().get(), stream);
   memory::record_stream(impl_->storage()->data_ptr(), stream);
 }
 

@@ -106,6 +106,13 @@ EventTimedTask::~EventTimedTask() {
   destroy(runtime_, end);
 }
 
+void EventTimedTask::cancel() noexcept {
+  if (runtime_ == nullptr) return;
+  destroy(runtime_, start_);
+  runtime_ = nullptr;
+  start_ = nullptr;
+}
+
 void resolve_event_timed_tasks() noexcept {
   const std::vector<Pair> pairs = take(false);
   try {

@@ -36,6 +36,8 @@ class EventTimedTask {
   EventTimedTask(impl::DeviceRuntime& runtime, Stream stream, TaskKind kind, const char* name) noexcept;
   /// Records the end event and keeps the pair for stop().
   ~EventTimedTask();
+  /// Drops the record (the task was not queued after all).
+  void cancel() noexcept;
   EventTimedTask(const EventTimedTask&) = delete;
   EventTimedTask& operator=(const EventTimedTask&) = delete;
 

@@ -26,6 +26,7 @@
 #include "ctorch/error.h"
 #include "trace/event_timed_task.h"
 #include "trace/hooks.h"
+#include "trace/op_timing.h"
 
 namespace ctorch::tracing {
 namespace {
@@ -75,6 +76,7 @@ class Tracer final : public TaskObserver {
   void start() {
     add_task_observer(this);
     open_event_timed_tasks();
+    start_op_timing();
     std::lock_guard<std::mutex> lock(mu_);
     records_.clear();
     pending_.clear();
@@ -86,6 +88,7 @@ class Tracer final : public TaskObserver {
   }
 
   void stop() {
+    stop_op_timing();
     if (on()) resolve_event_timed_tasks();  // records while still on
     std::lock_guard<std::mutex> lock(mu_);
     if (!on()) return;
