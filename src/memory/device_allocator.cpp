@@ -7,11 +7,11 @@
 #include <mutex>
 
 #include "ctorch/error.h"
+#include "memory/allocation_observer.h"
+#include "memory/allocator_backend.h"
 #include "memory/malloc_async_allocator.h"
-#include "memory/pluggable_allocator.h"
 #include "runtime/current.h"
 #include "runtime/device_runtime.h"
-#include "memory/allocation_observer.h"
 
 namespace ctorch::memory {
 namespace {
@@ -161,12 +161,8 @@ bool any_cuda_caching_allocator_created() noexcept {
   return false;
 }
 
-namespace {
-
-DataPtr allocate_cuda_unobserved(DeviceIndex index, size_t nbytes, Stream s) {
+DataPtr allocate_native(DeviceIndex index, size_t nbytes, Stream s) {
   const Device device(DeviceType::CUDA, index);
-  if (auto* p = current_pluggable()) return allocate_pluggable(*p, index, nbytes, s);
-  if (auto* a = malloc_async_backend()) return a->allocate(index, nbytes, s);  // ignores NO_CUDA_MEMORY_CACHING
   if (cuda_caching_disabled()) {
     impl::DeviceRuntime& rt = impl::require_runtime(DeviceType::CUDA);
     void* p = nbytes ? rt.raw_allocate(index, nbytes) : nullptr;
@@ -177,10 +173,9 @@ DataPtr allocate_cuda_unobserved(DeviceIndex index, size_t nbytes, Stream s) {
   return DataPtr(b->ptr, b, &free_cuda_block, device);
 }
 
-}  // namespace
-
 DataPtr allocate_cuda(DeviceIndex index, size_t nbytes, Stream s) {
-  DataPtr data = allocate_cuda_unobserved(index, nbytes, s);
+  // The back-end in use; cudaMallocAsync ignores PYTORCH_NO_CUDA_MEMORY_CACHING.
+  DataPtr data = device_allocator_backend().allocate(index, nbytes, s);
   if (AllocationObserver* o = allocation_observer()) o->allocated(data.get(), nbytes, s);
   return data;
 }
