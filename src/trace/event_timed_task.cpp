@@ -15,7 +15,7 @@ namespace {
 struct Pair {
   impl::DeviceRuntime* runtime;
   Stream stream;
-  TaskKind kind;
+  impl::TaskKind kind;
   const char* name;
   void* start;
   void* end;
@@ -76,7 +76,7 @@ void resolve_device(const std::vector<Pair>& pairs, const std::vector<size_t>& o
 
 }  // namespace
 
-EventTimedTask::EventTimedTask(impl::DeviceRuntime& runtime, Stream stream, TaskKind kind, const char* name) noexcept
+EventTimedTask::EventTimedTask(impl::DeviceRuntime& runtime, Stream stream, impl::TaskKind kind, const char* name) noexcept
     : stream_(stream), kind_(kind), name_(name) {
   if (!tracing()) return;
   try {

@@ -1,25 +1,14 @@
-// The tracer's op observer: Note in op_timing.h.
+// The tracer's op and device-task timer: op_timing.h.
 #include "trace/op_timing.h"
-
-#include <atomic>
 
 #include "ops/op_observer.h"
 #include "runtime/device_runtime.h"
+#include "runtime/task_hooks.h"
 #include "trace/event_timed_task.h"
 #include "trace/tracer.h"
 
 namespace ctorch::tracing {
 namespace {
-
-constexpr int kMaxTimedRuntimes = 4;
-std::atomic<const impl::DeviceRuntime*> g_timed[kMaxTimedRuntimes];
-
-bool timed_by_events(const impl::DeviceRuntime* runtime) noexcept {
-  for (const auto& slot : g_timed) {
-    if (slot.load(std::memory_order_acquire) == runtime) return true;
-  }
-  return false;
-}
 
 // Names follow the emulated launchers: the op's name for unary and binary ops, else the family.
 const char* task_name(const ops::OpCall& call) noexcept {
@@ -27,8 +16,9 @@ const char* task_name(const ops::OpCall& call) noexcept {
   return named ? call.name : ops::op_family_name(call.family);
 }
 
-class OpTimer final : public ops::OpObserver {
+class OpTimer final : public ops::OpObserver, public impl::DeviceTaskTimer {
  public:
+  // --- ops::OpObserver ---
   uint64_t before(const ops::OpCall& call) override {
     if (!tracing()) return 0;
     if (call.family == ops::OpFamily::Transfer) {
@@ -36,8 +26,8 @@ class OpTimer final : public ops::OpObserver {
     }
     if (call.family == ops::OpFamily::View || call.stream.device().is_cpu()) return 0;
     impl::DeviceRuntime* rt = impl::runtime_for(call.stream.device().type());
-    if (rt == nullptr || !timed_by_events(rt)) return 0;
-    return reinterpret_cast<uint64_t>(new EventTimedTask(*rt, call.stream, TaskKind::Kernel, task_name(call)));
+    if (rt == nullptr || !impl::tasks_timed_by_events(rt)) return 0;
+    return reinterpret_cast<uint64_t>(new EventTimedTask(*rt, call.stream, impl::TaskKind::Kernel, task_name(call)));
   }
 
   void after(const ops::OpCall& call, uint64_t token, bool launched) noexcept override {
@@ -52,6 +42,18 @@ class OpTimer final : public ops::OpObserver {
   }
 
   void on_sync(ops::SyncKind, const void*, Stream) noexcept override {}
+
+  // --- impl::DeviceTaskTimer ---
+  uint64_t begin(impl::DeviceRuntime& runtime, Stream stream, impl::TaskKind kind, const char* name) noexcept override {
+    if (!tracing()) return 0;
+    try {
+      return reinterpret_cast<uint64_t>(new EventTimedTask(runtime, stream, kind, name));
+    } catch (...) {  // out of memory: not timed
+      return 0;
+    }
+  }
+
+  void end(uint64_t token) noexcept override { delete reinterpret_cast<EventTimedTask*>(token); }
 };
 
 OpTimer& op_timer() {
@@ -61,16 +63,14 @@ OpTimer& op_timer() {
 
 }  // namespace
 
-void time_kernels_by_events(const impl::DeviceRuntime* runtime, bool on) noexcept {
-  for (auto& slot : g_timed) {
-    const impl::DeviceRuntime* expected = on ? nullptr : runtime;
-    if (on && slot.load(std::memory_order_relaxed) == runtime) return;
-    if (slot.compare_exchange_strong(expected, on ? runtime : nullptr)) return;
-  }
+void start_op_timing() {
+  ops::add_op_observer(&op_timer());
+  impl::set_device_task_timer(&op_timer());
 }
 
-void start_op_timing() { ops::add_op_observer(&op_timer()); }
-
-void stop_op_timing() noexcept { ops::remove_op_observer(&op_timer()); }
+void stop_op_timing() noexcept {
+  impl::set_device_task_timer(nullptr);
+  ops::remove_op_observer(&op_timer());
+}
 
 }  // namespace ctorch::tracing
