@@ -78,6 +78,20 @@ void launch_random(const char* name, kernels::RandomOp op, ScalarType dtype, con
   });
 }
 
+/// Runs `run()` on the calling thread as one cpu call of `family` named `name`, seen by the observers:
+/// the funnel of ops whose cpu path is a host loop outside the kernel table (cpu random sampling).
+template <class Run>
+void run_on_host_observed(OpFamily family, const char* name, std::initializer_list<OpOperand> operands, Run&& run) {
+  if (!observed()) [[likely]] {
+    run();
+    return;
+  }
+  const OpCall info{family, name, Stream::default_stream(Device(DeviceType::CPU, 0)), operands};
+  ObservedCall call(info);
+  run();
+  call.launched();
+}
+
 /// Lets the observers see that `view` was made from `self` by `name` (no launch).
 void observe_view(const char* name, const Tensor& self, const Tensor& view);
 

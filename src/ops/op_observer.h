@@ -37,7 +37,7 @@ enum class OpFamily : uint8_t {
   Reduce,    ///< KernelTable::reduce
   Softmax,   ///< KernelTable::softmax
   Gemm,      ///< KernelTable::gemm (one call may launch one gemm per batch block)
-  Random,    ///< KernelTable::random
+  Random,    ///< KernelTable::random on devices; cpu sampling runs on the host (launch.h run_on_host_observed)
   Transfer,  ///< a copy between devices through the runtime (copy_async), no kernel table
   View,      ///< a view of a tensor (no launch: stream is the cpu default stream, no operands)
 };

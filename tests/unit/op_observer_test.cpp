@@ -88,6 +88,7 @@ TEST(OpObserver, EveryFamilyOnCpuPassesThrough) {
     Tensor f = where(a.gt(1.0), a, b);               // gt, where
     Tensor g = b.softmax(0);                         // _softmax
     Tensor h = a.view({6});                          // view
+    Tensor r = rand({4});                            // uniform_ (cpu sampling, on the host)
   }
   EXPECT_TRUE(r.saw(ops::OpFamily::Fill, "fill_"));
   EXPECT_TRUE(r.saw(ops::OpFamily::Binary, "add"));
@@ -100,6 +101,7 @@ TEST(OpObserver, EveryFamilyOnCpuPassesThrough) {
   EXPECT_TRUE(r.saw(ops::OpFamily::Where, "where"));
   EXPECT_TRUE(r.saw(ops::OpFamily::Softmax, "_softmax"));
   EXPECT_TRUE(r.saw(ops::OpFamily::View, "view"));
+  EXPECT_TRUE(r.saw(ops::OpFamily::Random, "uniform_"));
   for (const Seen& s : r.seen) EXPECT_TRUE(s.stream.device().is_cpu()) << s.name;
   for (bool ok : r.launched) EXPECT_TRUE(ok);
 }
