@@ -15,7 +15,13 @@
 namespace ctorch::memory {
 
 /// The parts of torch.cuda's memory API a back-end may lack (PyTorch's "does not yet support").
-enum class AllocatorApi : uint8_t { Stats, ResetPeakStats, ResetAccumulatedStats, SetMemoryFraction, GetMemoryFraction };
+enum class AllocatorApi : uint8_t {
+  Stats,
+  ResetPeakStats,
+  ResetAccumulatedStats,
+  SetMemoryFraction,
+  GetMemoryFraction,
+};
 
 /// One back-end of the CUDA device allocator.
 class DeviceAllocatorBackend {

@@ -145,7 +145,8 @@ Tensor where(const Tensor& condition, const Tensor& x, const Tensor& y) {
   kernels::ElementwisePlan plan = ops::make_plan(out, {&c, &xc, &yc});
   char* data[kernels::kMaxOperands];
   ops::plan_data(data, out, {&c, &xc, &yc});
-  ops::launch_where(dtype, plan, data, device, {{out, nullptr, true, true}, {c, "condition"}, {xc, "self"}, {yc, "other"}});
+  ops::launch_where(dtype, plan, data, device,
+                    CTORCH_OPERANDS({out, nullptr, true, true}, {c, "condition"}, {xc, "self"}, {yc, "other"}));
   return out;
 }
 

@@ -366,7 +366,8 @@ Tensor binary_op_cpu_scalar(BinaryOp op, const Tensor& t, const Tensor& scalar, 
   plan_data(data, out, {&tc});
   OpArgs with_value = args;
   with_value.scalar = value;
-  launch_binary(op, common, side, plan, data, with_value, t.device(), {{out, nullptr, true, true}, {tc, "self"}});
+  launch_binary(op, common, side, plan, data, with_value, t.device(),
+                CTORCH_OPERANDS({out, nullptr, true, true}, {tc, "self"}));
   return out;
 }
 
@@ -390,7 +391,7 @@ Tensor binary_op(BinaryOp op, const Tensor& a, const Tensor& b, const OpArgs& ar
   char* data[kernels::kMaxOperands];
   plan_data(data, out, {&ac, &bc});
   launch_binary(op, common, ScalarOperand::None, plan, data, args, device,
-                {{out, nullptr, true, true}, {ac, "self"}, {bc, "other"}});
+                CTORCH_OPERANDS({out, nullptr, true, true}, {ac, "self"}, {bc, "other"}));
   return out;
 }
 
@@ -414,7 +415,7 @@ Tensor binary_op(BinaryOp op, const Tensor& t, const Scalar& s, ScalarOperand si
   plan_data(data, out, {&tc});
   OpArgs a = args;
   a.scalar = s;
-  launch_binary(op, common, side, plan, data, a, t.device(), {{out, nullptr, true, true}, {tc, "self"}});
+  launch_binary(op, common, side, plan, data, a, t.device(), CTORCH_OPERANDS({out, nullptr, true, true}, {tc, "self"}));
   return out;
 }
 
@@ -455,7 +456,7 @@ Tensor& binary_op_(BinaryOp op, Tensor& self, const Tensor& b, const OpArgs& arg
     char* data[kernels::kMaxOperands];
     plan_data(data, self, {&ac, &bc});
     launch_binary(op, common, ScalarOperand::None, plan, data, args, device,
-                  {{self, "self", true, true}, {bc, "other"}});
+                  CTORCH_OPERANDS({self, "self", true, true}, {bc, "other"}));
   }
   self.impl()->storage()->bump_version();
   return self;
@@ -482,7 +483,8 @@ Tensor& binary_op_(BinaryOp op, Tensor& self, const Scalar& s, const OpArgs& arg
     plan_data(data, self, {&in});
     OpArgs a = args;
     a.scalar = s;
-    launch_binary(op, common, ScalarOperand::Rhs, plan, data, a, self.device(), {{self, "self", true, true}});
+    launch_binary(op, common, ScalarOperand::Rhs, plan, data, a, self.device(),
+                  CTORCH_OPERANDS({self, "self", true, true}));
   }
   self.impl()->storage()->bump_version();
   return self;
@@ -497,7 +499,7 @@ Tensor unary_op(UnaryOp op, const Tensor& t, bool to_float, const OpArgs& args) 
   ElementwisePlan plan = make_plan(out, {&in});
   char* data[kernels::kMaxOperands];
   plan_data(data, out, {&in});
-  launch_unary(op, dtype, plan, data, args, t.device(), {{out, nullptr, true, true}, {in, "self"}});
+  launch_unary(op, dtype, plan, data, args, t.device(), CTORCH_OPERANDS({out, nullptr, true, true}, {in, "self"}));
   return out;
 }
 
@@ -512,7 +514,7 @@ Tensor& unary_op_(UnaryOp op, Tensor& t, bool to_float, const OpArgs& args) {
     ElementwisePlan plan = make_plan(t, {&in});
     char* data[kernels::kMaxOperands];
     plan_data(data, t, {&in});
-    launch_unary(op, t.dtype(), plan, data, args, t.device(), {{t, "self", true, true}});
+    launch_unary(op, t.dtype(), plan, data, args, t.device(), CTORCH_OPERANDS({t, "self", true, true}));
   }
   t.impl()->storage()->bump_version();
   return t;

@@ -181,8 +181,8 @@ void launch_gemm(const Tensor& out, IntArrayRef batch, const Tensor& a, const Te
     }
   };
   ops::launch_gemm("mm", device,
-                   {{out, "out", true, true}, {keep_a.defined() ? keep_a : a, "self"},
-                    {keep_b.defined() ? keep_b : b, "mat2"}},
+                   CTORCH_OPERANDS({out, "out", true, true}, {keep_a.defined() ? keep_a : a, "self"},
+                                   {keep_b.defined() ? keep_b : b, "mat2"}),
                    batches);
 }
 

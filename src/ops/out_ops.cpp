@@ -38,7 +38,7 @@ Tensor& binary_out(kernels::BinaryOp op, Tensor& out, const Tensor& a_in, const 
   char* data[kernels::kMaxOperands];
   ops::plan_data(data, out, {&ac, &bc});
   ops::launch_binary(op, common, ops::ScalarOperand::None, plan, data, args, device,
-                     {{out, "out", true, true}, {ac, "self"}, {bc, "other"}});
+                     CTORCH_OPERANDS({out, "out", true, true}, {ac, "self"}, {bc, "other"}));
   out.impl()->storage()->bump_version();
   return out;
 }

@@ -158,8 +158,8 @@ void launch(ReduceOp op, const Tensor& in, const DimMask& mask, ScalarType out_d
                    indices ? static_cast<char*>(indices->data_ptr()) : nullptr};
   const Tensor none;
   launch_reduce(reduce_op_name(op), op, in.dtype(), out_dtype, plan, data, args, in.device(),
-                {{values ? *values : none, nullptr, true, true}, {indices ? *indices : none, nullptr, true, true},
-                 {in, "self"}});
+                CTORCH_OPERANDS({values ? *values : none, nullptr, true, true},
+                                {indices ? *indices : none, nullptr, true, true}, {in, "self"}));
 }
 
 // A reduction with one output of `out_dtype`.
@@ -298,7 +298,7 @@ Tensor softmax_impl(const Tensor& self, int64_t dim, std::optional<ScalarType> d
   if (out.numel() == 0) return out;
   char* data[2] = {static_cast<char*>(out.data_ptr()), static_cast<char*>(in.data_ptr())};
   launch_softmax(log ? "_log_softmax" : "_softmax", in.dtype(), log, plan, data, in.device(),
-                 {{out, nullptr, true, true}, {in, "self"}});
+                 CTORCH_OPERANDS({out, nullptr, true, true}, {in, "self"}));
   return out;
 }
 

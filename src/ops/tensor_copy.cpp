@@ -153,7 +153,8 @@ void copy_into(Tensor& dst, const Tensor& src, bool non_blocking) {
   kernels::ElementwisePlan plan = make_plan(dst, {&source});
   char* data[kernels::kMaxOperands];
   plan_data(data, dst, {&source});
-  launch_copy(dst.dtype(), source.dtype(), plan, data, dst.device(), {{dst, "self", true, true}, {source, "src"}});
+  launch_copy(dst.dtype(), source.dtype(), plan, data, dst.device(),
+              CTORCH_OPERANDS({dst, "self", true, true}, {source, "src"}));
 }
 
 void fill_into(Tensor& t, const Scalar& value) {
@@ -166,7 +167,7 @@ void fill_into(Tensor& t, const Scalar& value) {
   kernels::ElementwisePlan plan = make_plan(t, {});
   char* data[kernels::kMaxOperands];
   plan_data(data, t, {});
-  launch_fill(t.dtype(), plan, data, value, t.device(), {{t, "self", true, true}});
+  launch_fill(t.dtype(), plan, data, value, t.device(), CTORCH_OPERANDS({t, "self", true, true}));
 }
 
 }  // namespace ops

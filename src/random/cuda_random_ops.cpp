@@ -87,7 +87,7 @@ void launch_distribution(Tensor& self, RandomOp op, const RandomArgs& args, CUDA
   char* data[kernels::kMaxOperands];
   ops::plan_data(data, view, {});
   ops::launch_random(random_op_name(op), op, self.dtype(), plan, data, args, shape.sm_count, shape.max_threads_per_sm,
-                     device, {{self, "self", true, true}}, [&] {
+                     device, CTORCH_OPERANDS({self, "self", true, true}), [&] {
                        std::lock_guard<std::mutex> lock(gen.mutex());
                        const PhiloxState state = gen.philox_cuda_state(launch.increment);
                        return std::pair<uint64_t, uint64_t>(state.seed, state.offset);
@@ -147,7 +147,7 @@ Tensor cuda_bernoulli(const Tensor& p, const std::optional<Generator>& gen) {
     return out;
   }
   ops::launch_random("bernoulli", RandomOp::BernoulliTensor, out.dtype(), plan, data, RandomArgs{}, 0, 0, out.device(),
-                     {{out, nullptr, true, true}, {probs, "self"}}, philox);
+                     CTORCH_OPERANDS({out, nullptr, true, true}, {probs, "self"}), philox);
   out.impl()->storage()->bump_version();
   return out;
 }

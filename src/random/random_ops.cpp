@@ -76,7 +76,7 @@ void fill_in_memory_order_unobserved(Tensor& self, Sample&& sample) {
 // fill_in_memory_order_unobserved as the cpu sampler `name` at the op boundary (OpFamily::Random).
 template <class Sample>
 void fill_in_memory_order(Tensor& self, const char* name, Sample&& sample) {
-  ops::run_on_host_observed(ops::OpFamily::Random, name, {{self, "self", true, true}},
+  ops::run_on_host_observed(ops::OpFamily::Random, name, CTORCH_OPERANDS({self, "self", true, true}),
                             [&] { fill_in_memory_order_unobserved(self, sample); });
 }
 
@@ -184,7 +184,7 @@ Tensor randperm(int64_t n, TensorOptions options, std::optional<Generator> gener
   impl::check_randperm_args(n, opts.dtype());
   Tensor t = empty({n}, opts);
   auto& gen = generator_for(t, generator, "randperm");
-  ops::run_on_host_observed(ops::OpFamily::Random, "randperm", {{t, nullptr, true, true}},
+  ops::run_on_host_observed(ops::OpFamily::Random, "randperm", CTORCH_OPERANDS({t, nullptr, true, true}),
                             [&] { impl::randperm_fill(gen, t.dtype(), t.data_ptr(), n); });
   if (n > 0) t.impl()->storage()->bump_version();
   return finish_factory(t, options);
@@ -228,9 +228,10 @@ Tensor bernoulli(const Tensor& p, std::optional<Generator> generator) {
   Tensor out = empty(p.sizes(), TensorOptions().dtype(p.dtype()).device(p.device()));
   auto& gen = generator_for(out, generator, "bernoulli");
   const Tensor probs = p.cpu().contiguous();
-  ops::run_on_host_observed(ops::OpFamily::Random, "bernoulli", {{out, nullptr, true, true}, {probs, "self"}}, [&] {
-    impl::bernoulli_tensor_fill(gen, out.dtype(), out.data_ptr(), out.numel(), probs.dtype(), probs.data_ptr());
-  });
+  ops::run_on_host_observed(
+      ops::OpFamily::Random, "bernoulli", CTORCH_OPERANDS({out, nullptr, true, true}, {probs, "self"}), [&] {
+        impl::bernoulli_tensor_fill(gen, out.dtype(), out.data_ptr(), out.numel(), probs.dtype(), probs.data_ptr());
+      });
   if (out.numel() > 0) out.impl()->storage()->bump_version();
   return out;
 }

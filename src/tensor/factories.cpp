@@ -8,11 +8,16 @@ namespace ctorch {
 
 namespace {
 
+// checked_numel's errors, out of the hot path.
+[[gnu::cold, gnu::noinline]] void check_size(int64_t s, int64_t n, IntArrayRef size) {
+  CTORCH_CHECK_VALUE(s >= 0, "Trying to create tensor with negative dimension ", s, ": ", size);
+  CTORCH_CHECK_VALUE(s == 0 || n <= INT64_MAX / s, "numel overflows int64 for size ", size);
+}
+
 int64_t checked_numel(IntArrayRef size) {
   int64_t n = 1;
   for (int64_t s : size) {
-    CTORCH_CHECK_VALUE(s >= 0, "Trying to create tensor with negative dimension ", s, ": ", size);
-    CTORCH_CHECK_VALUE(s == 0 || n <= INT64_MAX / s, "numel overflows int64 for size ", size);
+    if (s < 0 || (s != 0 && n > INT64_MAX / s)) [[unlikely]] check_size(s, n, size);
     n *= s;
   }
   return n;
@@ -20,8 +25,7 @@ int64_t checked_numel(IntArrayRef size) {
 
 }  // namespace
 
-void set_requires_grad(Tensor& t, const TensorOptions& options) {
-  if (!options.requires_grad()) return;
+void require_grad_checked(Tensor& t) {
   CTORCH_CHECK(t.is_floating_point(), "Only Tensors of floating point and complex dtype can require gradients");
   t.impl()->set_requires_grad(true);
 }

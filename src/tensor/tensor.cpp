@@ -10,8 +10,12 @@ namespace ctorch {
 
 namespace {
 // maybe_wrap_dim without wrap_scalar: a 0-dim tensor has no dim to ask about.
+[[gnu::cold, gnu::noinline]] void throw_no_dimensions(int64_t dim) {
+  CTORCH_CHECK_INDEX(false, "Dimension specified as ", dim, " but tensor has no dimensions");
+}
+
 int64_t wrap_size_dim(int64_t dim, int64_t ndim) {
-  CTORCH_CHECK_INDEX(ndim > 0, "Dimension specified as ", dim, " but tensor has no dimensions");
+  if (ndim <= 0) [[unlikely]] throw_no_dimensions(dim);
   return detail::wrap_dim(dim, ndim);
 }
 }  // namespace
