@@ -1,18 +1,17 @@
-// torch.cuda memory API over the allocator backend in use: a pluggable allocator
-// (memory/pluggable_allocator.h), cudaMallocAsync (memory/malloc_async_allocator.h), or the native
-// caching allocators (memory/device_allocator.h), checked in that order.
+// torch.cuda memory API over the allocator back-end in use (memory/allocator_backend.h: a pluggable
+// allocator, cudaMallocAsync, or the native caching allocators). Each call checks what the back-end
+// supports where PyTorch does, so the errors come in PyTorch's order.
 #include "ctorch/cuda_memory.h"
 
 #include <unistd.h>
 
+#include <atomic>
 #include <cstdio>
 
 #include "ctorch/error.h"
-#include "memory/device_allocator.h"
-#include "memory/malloc_async_allocator.h"
+#include "memory/allocator_backend.h"
 #include "memory/memory_summary.h"
 #include "memory/pinned_allocator.h"
-#include "memory/pluggable_allocator.h"
 #include "runtime/current.h"
 #include "runtime/device_runtime.h"
 
@@ -30,23 +29,22 @@ DeviceIndex allocator_index(const DeviceArg& device, bool optional = true) {
   return static_cast<DeviceIndex>(idx);
 }
 
-mem::CachingAllocator& allocator(const DeviceArg& device, bool optional = true, const char* what = "getDeviceStats") {
-  mem::check_native_allocator(what);
-  return mem::cuda_caching_allocator(allocator_index(device, optional));
-}
-
 int64_t stat(const DeviceArg& device, const char* key) {
   const auto stats = memory_stats(device);
   auto it = stats.find(key);
   return it == stats.end() ? 0 : it->second;
 }
 
-// The statistics of the backend in use (getDeviceStats).
+// The statistics of the back-end in use (getDeviceStats).
 mem::DeviceStats device_stats(DeviceIndex idx) {
-  if (auto* a = mem::malloc_async_backend()) return a->stats(idx);
-  mem::check_native_allocator("getDeviceStats");
-  return mem::cuda_caching_allocator(idx).stats();
+  mem::DeviceAllocatorBackend& b = mem::device_allocator_backend();
+  mem::check_supports(b, mem::AllocatorApi::Stats, "getDeviceStats");
+  return b.stats(idx);
 }
+
+// Keeps the caller's frame on the stack during the call before it: the allocation history's frames
+// name caching_allocator_alloc / caching_allocator_delete, which a tail call would drop.
+inline void not_a_tail_call() noexcept { std::atomic_signal_fence(std::memory_order_seq_cst); }
 
 }  // namespace
 
@@ -63,46 +61,35 @@ int64_t memory_cached(DeviceArg device) { return memory_reserved(device); }
 int64_t max_memory_cached(DeviceArg device) { return max_memory_reserved(device); }
 
 void reset_peak_memory_stats(DeviceArg device) {
-  if (auto* a = mem::malloc_async_backend()) return a->reset_peak_stats(allocator_index(device));
-  allocator(device, true, "resetPeakStats").reset_peak_stats();
+  mem::DeviceAllocatorBackend& b = mem::device_allocator_backend();
+  mem::check_supports(b, mem::AllocatorApi::ResetPeakStats, "resetPeakStats");
+  b.reset_peak_stats(allocator_index(device));
 }
 void reset_max_memory_allocated(DeviceArg device) { reset_peak_memory_stats(device); }
 void reset_max_memory_cached(DeviceArg device) { reset_peak_memory_stats(device); }
 void reset_accumulated_memory_stats(DeviceArg device) {
-  if (auto* a = mem::malloc_async_backend()) return a->reset_accumulated_stats(allocator_index(device));
-  allocator(device, true, "resetAccumulatedStats").reset_accumulated_stats();
+  mem::DeviceAllocatorBackend& b = mem::device_allocator_backend();
+  mem::check_supports(b, mem::AllocatorApi::ResetAccumulatedStats, "resetAccumulatedStats");
+  b.reset_accumulated_stats(allocator_index(device));
 }
 
-void empty_cache() {
-  if (auto* p = mem::current_pluggable()) {
-    if (p->reset) p->reset();
-    return;
-  }
-  if (!is_initialized()) return;
-  if (auto* a = mem::malloc_async_backend()) return a->empty_cache();
-  const int count = device_count();
-  for (int i = 0; i < count; ++i) {
-    if (mem::CachingAllocator* a = mem::existing_cuda_caching_allocator(static_cast<DeviceIndex>(i))) {
-      a->empty_cache();
-    }
-  }
-}
+void empty_cache() { mem::empty_device_cache(is_initialized()); }
 
 void set_per_process_memory_fraction(double fraction, DeviceArg device) {
   impl::lazy_init(DeviceType::CUDA);
   const DeviceIndex idx = allocator_index(device, /*optional=*/false);
   CTORCH_CHECK_VALUE(fraction >= 0.0 && fraction <= 1.0, "Invalid fraction value: ", fraction,
                      ". Allowed range: 0~1");
-  if (auto* a = mem::malloc_async_backend()) return a->set_memory_fraction(fraction, idx);
-  mem::check_native_allocator("setMemoryFraction");
-  mem::cuda_caching_allocator(idx).set_memory_fraction(fraction);
+  mem::DeviceAllocatorBackend& b = mem::device_allocator_backend();
+  mem::check_supports(b, mem::AllocatorApi::SetMemoryFraction, "setMemoryFraction");
+  b.set_memory_fraction(fraction, idx);
 }
 
 double get_per_process_memory_fraction(DeviceArg device) {
   impl::lazy_init(DeviceType::CUDA);
-  CTORCH_CHECK(mem::malloc_async_backend() == nullptr, "cudaMallocAsync does not yet support getMemoryFraction. If "
-               "you need it, please file an issue describing your use case.");
-  return allocator(device, /*optional=*/false, "getMemoryFraction").memory_fraction();
+  mem::DeviceAllocatorBackend& b = mem::device_allocator_backend();
+  mem::check_supports(b, mem::AllocatorApi::GetMemoryFraction, "getMemoryFraction");
+  return b.memory_fraction(allocator_index(device, /*optional=*/false));
 }
 
 void* caching_allocator_alloc(int64_t size, DeviceArg device, std::optional<::ctorch::Stream> stream) {
@@ -113,45 +100,24 @@ void* caching_allocator_alloc(int64_t size, DeviceArg device, std::optional<::ct
                      ". caching_allocator_alloc requires a non-negative size.");
   const Stream s = stream ? *stream : impl::current_stream(Device(DeviceType::CUDA, idx));
   if (size == 0) return nullptr;
-  if (auto* p = mem::current_pluggable()) return mem::pluggable_raw_alloc(*p, idx, static_cast<size_t>(size), s);
-  if (auto* a = mem::malloc_async_backend()) return a->raw_alloc(idx, static_cast<size_t>(size), s);
-  CTORCH_CHECK(!mem::cuda_caching_disabled(),
-               "caching_allocator_alloc: the caching allocator is disabled (PYTORCH_NO_CUDA_MEMORY_CACHING)");
-  return mem::cuda_caching_allocator(idx).raw_alloc(static_cast<size_t>(size), s);
+  void* p = mem::device_allocator_backend().raw_alloc(idx, static_cast<size_t>(size), s);
+  not_a_tail_call();
+  return p;
 }
 
 void caching_allocator_delete(void* ptr) {
   if (ptr == nullptr) return;
-  if (auto* p = mem::current_pluggable()) return mem::pluggable_raw_free(*p, ptr);
-  if (auto* a = mem::malloc_async_backend()) return a->raw_delete(ptr);
-  if (is_initialized()) {
-    const int count = device_count();
-    for (int i = 0; i < count; ++i) {
-      mem::CachingAllocator* a = mem::existing_cuda_caching_allocator(static_cast<DeviceIndex>(i));
-      if (a == nullptr) continue;
-      if (a->free_ptr(ptr)) return;
-    }
-  }
-  CTORCH_CHECK(false, "invalid device pointer: ", ptr);
+  mem::device_allocator_backend().raw_delete(ptr);
+  not_a_tail_call();
 }
 
-std::string get_allocator_backend() {
-  if (mem::current_pluggable()) return "pluggable";
-  return mem::malloc_async_backend() ? "cudaMallocAsync" : "native";
-}
+std::string get_allocator_backend() { return mem::device_allocator_backend().name(); }
 
 std::string list_gpu_processes(DeviceArg device) {
   const DeviceIndex idx = allocator_index(device);
   std::string out = detail::str_cat("GPU:", static_cast<int>(idx));
   // No NVML: the one process ctorch can see is this one, holding what its allocator reserved.
-  int64_t reserved = 0;
-  constexpr auto kAll = static_cast<size_t>(mem::StatType::kAggregate);
-  if (auto* async = mem::malloc_async_backend()) {
-    reserved = async->stats(idx).reserved_bytes[kAll].current;
-  } else if (const mem::CachingAllocator* a =
-                 mem::current_pluggable() ? nullptr : mem::existing_cuda_caching_allocator(idx)) {
-    reserved = a->stats().reserved_bytes[kAll].current;
-  }
+  const int64_t reserved = mem::device_allocator_backend().reserved_bytes(idx);
   if (reserved == 0) return out + "\nno processes are running";
   char buf[96];
   std::snprintf(buf, sizeof buf, "\nprocess %10d uses %12.3f MB GPU memory", static_cast<int>(::getpid()),

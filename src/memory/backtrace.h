@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "ctorch/cuda_memory_snapshot.h"
-#include "memory/caching_allocator.h"
+#include "memory/frames.h"
 
 namespace ctorch::memory {
 

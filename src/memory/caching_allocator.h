@@ -47,6 +47,7 @@
 #include "ctorch/stream.h"
 #include "memory/allocator_config.h"
 #include "memory/allocator_stats.h"
+#include "memory/frames.h"
 
 namespace ctorch::memory {
 
@@ -105,10 +106,6 @@ class VirtualMemoryBackend {
 
 class ExpandableSegment;
 
-/// Return addresses captured by backtrace(3), symbolized only when a snapshot is taken.
-using RawFrames = std::vector<void*>;
-/// Shared, immutable frames (a block and its trace entries share one capture).
-using FramesPtr = std::shared_ptr<const RawFrames>;
 
 struct BlockPool;
 

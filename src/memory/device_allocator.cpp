@@ -7,11 +7,11 @@
 #include <mutex>
 
 #include "ctorch/error.h"
+#include "memory/allocation_observer.h"
+#include "memory/allocator_backend.h"
 #include "memory/malloc_async_allocator.h"
-#include "memory/pluggable_allocator.h"
 #include "runtime/current.h"
 #include "runtime/device_runtime.h"
-#include "sanitizer/hooks.h"
 
 namespace ctorch::memory {
 namespace {
@@ -90,7 +90,7 @@ void warn_unimplemented_options(const AllocatorConfig& c, impl::DeviceRuntime& r
 void free_cuda_block(void* ctx) {
   auto* b = static_cast<Block*>(ctx);
   Slot* slot = g_slots[static_cast<size_t>(b->device)].load(std::memory_order_acquire);
-  if (sanitizer::active()) sanitizer::memory_freed(b->ptr, /*reusable=*/true);
+  if (AllocationObserver* o = allocation_observer()) o->freed(b->ptr, /*reusable=*/true);
   try {
     slot->allocator.free(b);
   } catch (...) {
@@ -106,7 +106,7 @@ struct RawBlock {
 
 void free_raw_block(void* ctx) {
   auto* b = static_cast<RawBlock*>(ctx);
-  if (sanitizer::active()) sanitizer::memory_freed(b->ptr, /*reusable=*/false);
+  if (AllocationObserver* o = allocation_observer()) o->freed(b->ptr, /*reusable=*/false);
   if (b->ptr) b->runtime->raw_free(b->index, b->ptr);
   delete b;
 }
@@ -161,12 +161,8 @@ bool any_cuda_caching_allocator_created() noexcept {
   return false;
 }
 
-namespace {
-
-DataPtr allocate_cuda_unobserved(DeviceIndex index, size_t nbytes, Stream s) {
+DataPtr allocate_native(DeviceIndex index, size_t nbytes, Stream s) {
   const Device device(DeviceType::CUDA, index);
-  if (auto* p = current_pluggable()) return allocate_pluggable(*p, index, nbytes, s);
-  if (auto* a = malloc_async_backend()) return a->allocate(index, nbytes, s);  // ignores NO_CUDA_MEMORY_CACHING
   if (cuda_caching_disabled()) {
     impl::DeviceRuntime& rt = impl::require_runtime(DeviceType::CUDA);
     void* p = nbytes ? rt.raw_allocate(index, nbytes) : nullptr;
@@ -177,11 +173,10 @@ DataPtr allocate_cuda_unobserved(DeviceIndex index, size_t nbytes, Stream s) {
   return DataPtr(b->ptr, b, &free_cuda_block, device);
 }
 
-}  // namespace
-
 DataPtr allocate_cuda(DeviceIndex index, size_t nbytes, Stream s) {
-  DataPtr data = allocate_cuda_unobserved(index, nbytes, s);
-  if (sanitizer::active()) sanitizer::memory_allocated(data.get(), nbytes, s);
+  // The back-end in use; cudaMallocAsync ignores PYTORCH_NO_CUDA_MEMORY_CACHING.
+  DataPtr data = device_allocator_backend().allocate(index, nbytes, s);
+  if (AllocationObserver* o = allocation_observer()) o->allocated(data.get(), nbytes, s);
   return data;
 }
 
@@ -190,6 +185,7 @@ Block* block_of(const DataPtr& data) noexcept {
 }
 
 void record_stream(const DataPtr& data, Stream s) {
+  if (AllocationObserver* o = allocation_observer()) o->stream_recorded(data.get(), s);
   if (Block* b = block_of(data)) return cuda_caching_allocator(b->device).record_stream(b, s);
   if (is_malloc_async_data(data)) return malloc_async_allocator().record_stream(data, s);
   // Empty storage, raw or pluggable memory: ignored.

@@ -28,9 +28,12 @@ namespace ctorch::memory {
 CachingAllocator& cuda_caching_allocator(DeviceIndex index);
 /// The allocator of cuda:`index` if it was created for the current runtime, else null.
 CachingAllocator* existing_cuda_caching_allocator(DeviceIndex index) noexcept;
-/// `nbytes` on cuda:`index` for use on stream `s` (an empty DataPtr for 0 bytes), from the backend
-/// in use: a pluggable allocator, cudaMallocAsync (malloc_async_allocator.h), or the native one.
+/// `nbytes` on cuda:`index` for use on stream `s` (an empty DataPtr for 0 bytes), from the back-end
+/// in use (allocator_backend.h: a pluggable allocator, cudaMallocAsync, or the native one).
 DataPtr allocate_cuda(DeviceIndex index, size_t nbytes, Stream s);
+/// The native back-end's allocation (allocator_backend.h): a raw one under
+/// PYTORCH_NO_CUDA_MEMORY_CACHING, else a block of cuda:`index`'s caching allocator.
+DataPtr allocate_native(DeviceIndex index, size_t nbytes, Stream s);
 /// The caching-allocator block behind `data`, or null when it did not come from allocate_cuda.
 Block* block_of(const DataPtr& data) noexcept;
 /// Tensor::record_stream: the block of `data` (native or cudaMallocAsync) will not be reused before

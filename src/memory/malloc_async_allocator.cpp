@@ -16,7 +16,7 @@
 #include "memory/pluggable_allocator.h"
 #include "runtime/current.h"
 #include "runtime/device_runtime.h"
-#include "sanitizer/hooks.h"
+#include "memory/allocation_observer.h"
 
 namespace ctorch::memory {
 namespace {
@@ -159,7 +159,7 @@ std::vector<std::pair<DeviceIndex, impl::DeviceRuntime*>> initialized_devices() 
 }
 
 void free_async_data(void* ctx) {
-  if (sanitizer::active()) sanitizer::memory_freed(ctx, /*reusable=*/true);
+  if (AllocationObserver* o = allocation_observer()) o->freed(ctx, /*reusable=*/true);
   try {
     std::lock_guard<std::mutex> lock(g_mutex);
     auto it = g_ptrs.find(ctx);

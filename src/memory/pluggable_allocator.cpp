@@ -5,7 +5,7 @@
 #include "ctorch/error.h"
 #include "memory/device_allocator.h"
 #include "memory/malloc_async_allocator.h"
-#include "sanitizer/hooks.h"
+#include "memory/allocation_observer.h"
 
 namespace ctorch::cuda::memory {
 
@@ -52,7 +52,7 @@ struct PluggableBlock {
 
 void free_pluggable_block(void* ctx) {
   auto* b = static_cast<PluggableBlock*>(ctx);
-  if (sanitizer::active()) sanitizer::memory_freed(b->ptr, /*reusable=*/false);
+  if (AllocationObserver* o = allocation_observer()) o->freed(b->ptr, /*reusable=*/false);
   b->impl->free(b->ptr, b->size, b->device, b->stream);
   delete b;
 }

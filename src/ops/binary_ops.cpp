@@ -1,9 +1,8 @@
 // Binary elementwise Tensor methods: arithmetic, comparison, logical ops and where.
 #include "ctorch/factories.h"
 #include "ctorch/ops.h"
-#include "ops/copy.h"
 #include "ops/elementwise.h"
-#include "sanitizer/hooks.h"
+#include "ops/launch.h"
 
 namespace ctorch {
 
@@ -146,10 +145,8 @@ Tensor where(const Tensor& condition, const Tensor& x, const Tensor& y) {
   kernels::ElementwisePlan plan = ops::make_plan(out, {&c, &xc, &yc});
   char* data[kernels::kMaxOperands];
   ops::plan_data(data, out, {&c, &xc, &yc});
-  if (sanitizer::active()) {
-    sanitizer::kernel("where", {{out, nullptr, true, true}, {c, "condition"}, {xc, "self"}, {yc, "other"}});
-  }
-  ops::kernels_for(device).where(dtype, plan, data, ops::stream_for(device));
+  ops::launch_where(dtype, plan, data, device,
+                    CTORCH_OPERANDS({out, nullptr, true, true}, {c, "condition"}, {xc, "self"}, {yc, "other"}));
   return out;
 }
 

@@ -8,22 +8,20 @@
 //   before they start, as PyTorch's memcpy_and_sync.
 // - cuda:a -> cuda:b runs on a's current stream, ordered with both devices' current streams
 //   by a two-way event barrier; the host does not wait.
+// Each copy through the runtime is one OpFamily::Transfer call at the op boundary, and its events
+// and host waits are reported to the observers (ops/op_observer.h).
 #include "ops/copy.h"
+
+#include <optional>
 
 #include "ctorch/factories.h"
 #include "memory/pinned_allocator.h"
 #include "runtime/current.h"
 #include "runtime/device_runtime.h"
+#include "ops/launch.h"
 #include "runtime/sync_debug.h"
-#include "sanitizer/hooks.h"
-#include "trace/tracer.h"
 
 namespace ctorch::ops {
-
-Stream stream_for(Device device) {
-  if (device.is_cpu()) return Stream::default_stream(Device(DeviceType::CPU, 0));
-  return impl::current_stream(device);
-}
 
 namespace {
 
@@ -32,7 +30,7 @@ class ScopedEvent {
  public:
   ScopedEvent(impl::DeviceRuntime& rt, DeviceIndex index) : rt_(rt), e_(rt.create_event(index, {})) {}
   ~ScopedEvent() {
-    if (sanitizer::active()) sanitizer::event_destroy(e_);
+    if (observed()) notify_sync(SyncKind::EventDestroy, e_, Stream::default_stream(Device(DeviceType::CPU, 0)));
     rt_.destroy_event(e_);
   }
   impl::EventHandle get() const { return e_; }
@@ -68,13 +66,17 @@ void host_device_copy(Tensor& dst, const Tensor& src, bool non_blocking) {
   // As memcpy_and_sync, only non_blocking=false is reported, before any work (an error leaves dst as it was).
   if (!non_blocking) impl::warn_or_error_on_sync();
   impl::DeviceGuard guard(device);
-  if (sanitizer::active()) sanitizer::kernel("copy_", stream, {{target, "self", true, true}, {source, "src"}});
-  tracing::HostSpan span(blocking ? "memcpy_and_sync" : "memcpy_async");
+  // Observed until the end: the host span of memcpy_and_sync covers the staging copy back too.
+  const OpCall transfer{OpFamily::Transfer, "copy_", stream, {{target, "self", true, true}, {source, "src"}},
+                        blocking ? "memcpy_and_sync" : "memcpy_async"};
+  std::optional<ObservedCall> observed_call;
+  if (observed()) observed_call.emplace(transfer);
   rt.copy_async(target.data_ptr(), to_device ? device.index() : -1, source.data_ptr(),
                 to_device ? -1 : device.index(), bytes, stream);
+  if (observed_call) observed_call->launched();
   if (blocking) {
     rt.synchronize_stream(stream);
-    if (sanitizer::active()) sanitizer::stream_synchronize(stream);
+    if (observed()) notify_sync(SyncKind::StreamSynchronize, nullptr, stream);
   } else {
     // Asynchronous: the pinned block must not be reused before the copy has run
     // (HostAllocator::record_event in Copy.cu).
@@ -98,21 +100,24 @@ void device_device_copy(Tensor& dst, const Tensor& src) {
     ScopedEvent ready(rt, dst_device.index());
     rt.record_event(ready.get(), dst_stream);
     rt.wait_event(src_stream, ready.get());
-    if (sanitizer::active()) {
-      sanitizer::event_record(ready.get(), dst_stream);
-      sanitizer::event_wait(ready.get(), src_stream);
-      sanitizer::kernel("copy_", src_stream, {{target, "self", true, true}, {source, "src"}});
+    if (observed()) {
+      notify_sync(SyncKind::EventRecord, ready.get(), dst_stream);
+      notify_sync(SyncKind::EventWait, ready.get(), src_stream);
     }
+    const OpCall transfer{OpFamily::Transfer, "copy_", src_stream, {{target, "self", true, true}, {source, "src"}}};
+    std::optional<ObservedCall> observed_call;
+    if (observed()) observed_call.emplace(transfer);
     impl::DeviceGuard guard(src_device);
     rt.copy_async(target.data_ptr(), dst_device.index(), source.data_ptr(), src_device.index(),
                   static_cast<size_t>(target.nbytes()), src_stream);
+    if (observed_call) observed_call->launched();
     // copy stream -> dst's stream: later work on the destination waits for the copy.
     ScopedEvent done(rt, src_device.index());
     rt.record_event(done.get(), src_stream);
     rt.wait_event(dst_stream, done.get());
-    if (sanitizer::active()) {
-      sanitizer::event_record(done.get(), src_stream);
-      sanitizer::event_wait(done.get(), dst_stream);
+    if (observed()) {
+      notify_sync(SyncKind::EventRecord, done.get(), src_stream);
+      notify_sync(SyncKind::EventWait, done.get(), dst_stream);
     }
   }
   if (!target.is_same(dst)) dst.copy_(target);

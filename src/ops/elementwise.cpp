@@ -3,11 +3,11 @@
 #include <algorithm>
 
 #include "core/scalar_convert.h"
+#include "core/wrap_dim.h"
 #include "ctorch/factories.h"
 #include "ctorch/ops.h"
 #include "kernels/dispatch.h"
-#include "ops/copy.h"
-#include "sanitizer/hooks.h"
+#include "ops/launch.h"
 
 namespace ctorch::ops {
 
@@ -15,12 +15,7 @@ using kernels::BinaryOp;
 using kernels::ElementwisePlan;
 using kernels::UnaryOp;
 
-int64_t wrap_dim(int64_t dim, int64_t ndim) {
-  const int64_t n = ndim <= 0 ? 1 : ndim;  // a 0-dim tensor accepts dims -1 and 0
-  CTORCH_CHECK_INDEX(dim >= -n && dim < n, "Dimension out of range (expected to be in range of [", -n, ", ",
-                     n - 1, "], but got ", dim, ")");
-  return dim < 0 ? dim + n : dim;
-}
+int64_t wrap_dim(int64_t dim, int64_t ndim) { return detail::wrap_dim(dim, ndim); }
 
 Device common_device(std::initializer_list<const Tensor*> tensors) {
   const Tensor* first = nullptr;
@@ -371,8 +366,8 @@ Tensor binary_op_cpu_scalar(BinaryOp op, const Tensor& t, const Tensor& scalar, 
   plan_data(data, out, {&tc});
   OpArgs with_value = args;
   with_value.scalar = value;
-  if (sanitizer::active()) sanitizer::kernel(op_name(op), {{out, nullptr, true, true}, {tc, "self"}});
-  kernels_for(t.device()).binary(op, common, side, plan, data, with_value, ops::stream_for(t.device()));
+  launch_binary(op, common, side, plan, data, with_value, t.device(),
+                CTORCH_OPERANDS({out, nullptr, true, true}, {tc, "self"}));
   return out;
 }
 
@@ -395,8 +390,8 @@ Tensor binary_op(BinaryOp op, const Tensor& a, const Tensor& b, const OpArgs& ar
   ElementwisePlan plan = make_plan(out, {&ac, &bc});
   char* data[kernels::kMaxOperands];
   plan_data(data, out, {&ac, &bc});
-  if (sanitizer::active()) sanitizer::kernel(op_name(op), {{out, nullptr, true, true}, {ac, "self"}, {bc, "other"}});
-  kernels_for(device).binary(op, common, ScalarOperand::None, plan, data, args, ops::stream_for(device));
+  launch_binary(op, common, ScalarOperand::None, plan, data, args, device,
+                CTORCH_OPERANDS({out, nullptr, true, true}, {ac, "self"}, {bc, "other"}));
   return out;
 }
 
@@ -420,8 +415,7 @@ Tensor binary_op(BinaryOp op, const Tensor& t, const Scalar& s, ScalarOperand si
   plan_data(data, out, {&tc});
   OpArgs a = args;
   a.scalar = s;
-  if (sanitizer::active()) sanitizer::kernel(op_name(op), {{out, nullptr, true, true}, {tc, "self"}});
-  kernels_for(t.device()).binary(op, common, side, plan, data, a, ops::stream_for(t.device()));
+  launch_binary(op, common, side, plan, data, a, t.device(), CTORCH_OPERANDS({out, nullptr, true, true}, {tc, "self"}));
   return out;
 }
 
@@ -461,8 +455,8 @@ Tensor& binary_op_(BinaryOp op, Tensor& self, const Tensor& b, const OpArgs& arg
     ElementwisePlan plan = make_plan(self, {&ac, &bc});
     char* data[kernels::kMaxOperands];
     plan_data(data, self, {&ac, &bc});
-    if (sanitizer::active()) sanitizer::kernel(op_name(op), {{self, "self", true, true}, {bc, "other"}});
-    kernels_for(device).binary(op, common, ScalarOperand::None, plan, data, args, ops::stream_for(device));
+    launch_binary(op, common, ScalarOperand::None, plan, data, args, device,
+                  CTORCH_OPERANDS({self, "self", true, true}, {bc, "other"}));
   }
   self.impl()->storage()->bump_version();
   return self;
@@ -489,9 +483,8 @@ Tensor& binary_op_(BinaryOp op, Tensor& self, const Scalar& s, const OpArgs& arg
     plan_data(data, self, {&in});
     OpArgs a = args;
     a.scalar = s;
-    if (sanitizer::active()) sanitizer::kernel(op_name(op), {{self, "self", true, true}});
-    kernels_for(self.device()).binary(op, common, ScalarOperand::Rhs, plan, data, a,
-                                      ops::stream_for(self.device()));
+    launch_binary(op, common, ScalarOperand::Rhs, plan, data, a, self.device(),
+                  CTORCH_OPERANDS({self, "self", true, true}));
   }
   self.impl()->storage()->bump_version();
   return self;
@@ -506,8 +499,7 @@ Tensor unary_op(UnaryOp op, const Tensor& t, bool to_float, const OpArgs& args) 
   ElementwisePlan plan = make_plan(out, {&in});
   char* data[kernels::kMaxOperands];
   plan_data(data, out, {&in});
-  if (sanitizer::active()) sanitizer::kernel(op_name(op), {{out, nullptr, true, true}, {in, "self"}});
-  kernels_for(t.device()).unary(op, dtype, plan, data, args, ops::stream_for(t.device()));
+  launch_unary(op, dtype, plan, data, args, t.device(), CTORCH_OPERANDS({out, nullptr, true, true}, {in, "self"}));
   return out;
 }
 
@@ -522,8 +514,7 @@ Tensor& unary_op_(UnaryOp op, Tensor& t, bool to_float, const OpArgs& args) {
     ElementwisePlan plan = make_plan(t, {&in});
     char* data[kernels::kMaxOperands];
     plan_data(data, t, {&in});
-    if (sanitizer::active()) sanitizer::kernel(op_name(op), {{t, "self", true, true}});
-    kernels_for(t.device()).unary(op, t.dtype(), plan, data, args, ops::stream_for(t.device()));
+    launch_unary(op, t.dtype(), plan, data, args, t.device(), CTORCH_OPERANDS({t, "self", true, true}));
   }
   t.impl()->storage()->bump_version();
   return t;

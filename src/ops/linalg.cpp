@@ -15,10 +15,9 @@
 
 #include "ctorch/factories.h"
 #include "ctorch/ops.h"
-#include "ops/copy.h"
 #include "ops/elementwise.h"
 #include "ops/kernel_table.h"
-#include "sanitizer/hooks.h"
+#include "ops/launch.h"
 
 namespace ctorch {
 namespace {
@@ -160,29 +159,31 @@ void launch_gemm(const Tensor& out, IntArrayRef batch, const Tensor& a, const Te
   const Device device = out.device();
   const ops::KernelTable& kt = ops::kernels_for(device);
   CTORCH_CHECK_NOT_IMPLEMENTED(kt.gemm != nullptr, "[matmul] the backend of ", device, " has no gemm kernel yet");
-  if (sanitizer::active()) {
-    sanitizer::kernel("mm", {{out, "out", true, true}, {keep_a.defined() ? keep_a : a, "self"},
-                             {keep_b.defined() ? keep_b : b, "mat2"}});
-  }
   char* c = static_cast<char*>(out.data_ptr());
-  DimVector idx(static_cast<size_t>(outer_dims), 0);
-  for (;;) {
-    int64_t oa = 0, ob = 0, oc = 0;
-    for (int64_t d = 0; d < outer_dims; ++d) {
-      oa += idx[d] * dims[d].sa;
-      ob += idx[d] * dims[d].sb;
-      oc += idx[d] * dims[d].sc;
+  const auto batches = [&](ops::GemmKernel gemm, Stream stream) {
+    DimVector idx(static_cast<size_t>(outer_dims), 0);
+    for (;;) {
+      int64_t oa = 0, ob = 0, oc = 0;
+      for (int64_t d = 0; d < outer_dims; ++d) {
+        oa += idx[d] * dims[d].sa;
+        ob += idx[d] * dims[d].sb;
+        oc += idx[d] * dims[d].sc;
+      }
+      gemm(out.dtype(), x.trans, y.trans, x.rows, n, k, alpha, x.data + oa * elsize, x.ld, inner.sa,
+           y.data + ob * elsize, y.ld, inner.sb, beta, c + oc * elsize, std::max<int64_t>(1, n), inner.sc,
+           inner.size, stream);
+      int64_t d = outer_dims - 1;
+      for (; d >= 0; --d) {
+        if (++idx[d] < dims[d].size) break;
+        idx[d] = 0;
+      }
+      if (d < 0) break;
     }
-    kt.gemm(out.dtype(), x.trans, y.trans, x.rows, n, k, alpha, x.data + oa * elsize, x.ld, inner.sa,
-            y.data + ob * elsize, y.ld, inner.sb, beta, c + oc * elsize, std::max<int64_t>(1, n), inner.sc,
-            inner.size, ops::stream_for(device));
-    int64_t d = outer_dims - 1;
-    for (; d >= 0; --d) {
-      if (++idx[d] < dims[d].size) break;
-      idx[d] = 0;
-    }
-    if (d < 0) break;
-  }
+  };
+  ops::launch_gemm("mm", device,
+                   CTORCH_OPERANDS({out, "out", true, true}, {keep_a.defined() ? keep_a : a, "self"},
+                                   {keep_b.defined() ? keep_b : b, "mat2"}),
+                   batches);
 }
 
 /// a @ b into a new tensor of `out_shape` (checked operands; 1-D operands as in matmul).

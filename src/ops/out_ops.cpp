@@ -1,8 +1,7 @@
 // Ops that write into a caller-provided output tensor (PyTorch's out= variants).
 #include "ctorch/ops.h"
-#include "ops/copy.h"
 #include "ops/elementwise.h"
-#include "sanitizer/hooks.h"
+#include "ops/launch.h"
 
 namespace ctorch {
 namespace {
@@ -38,11 +37,8 @@ Tensor& binary_out(kernels::BinaryOp op, Tensor& out, const Tensor& a_in, const 
   kernels::ElementwisePlan plan = ops::make_plan(out, {&ac, &bc});
   char* data[kernels::kMaxOperands];
   ops::plan_data(data, out, {&ac, &bc});
-  if (sanitizer::active()) {
-    sanitizer::kernel(ops::op_name(op), {{out, "out", true, true}, {ac, "self"}, {bc, "other"}});
-  }
-  ops::kernels_for(device).binary(op, common, ops::ScalarOperand::None, plan, data, args,
-                                  ops::stream_for(device));
+  ops::launch_binary(op, common, ops::ScalarOperand::None, plan, data, args, device,
+                     CTORCH_OPERANDS({out, "out", true, true}, {ac, "self"}, {bc, "other"}));
   out.impl()->storage()->bump_version();
   return out;
 }

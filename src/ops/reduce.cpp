@@ -10,10 +10,9 @@
 #include "ctorch/ops.h"
 #include "kernels/reduce_functors.h"
 #include "kernels/reduce_plan.h"
-#include "ops/copy.h"
 #include "ops/elementwise.h"
 #include "ops/kernel_table.h"
-#include "sanitizer/hooks.h"
+#include "ops/launch.h"
 
 namespace ctorch::ops {
 namespace {
@@ -157,13 +156,10 @@ void launch(ReduceOp op, const Tensor& in, const DimMask& mask, ScalarType out_d
   const ReducePlan plan = make_reduce_plan(in, mask, kernels::reduce_op_indexed(op));
   char* data[3] = {values ? static_cast<char*>(values->data_ptr()) : nullptr, static_cast<char*>(in.data_ptr()),
                    indices ? static_cast<char*>(indices->data_ptr()) : nullptr};
-  if (sanitizer::active()) {
-    const Tensor none;
-    sanitizer::kernel(reduce_op_name(op), {{values ? *values : none, nullptr, true, true},
-                                                    {indices ? *indices : none, nullptr, true, true},
-                                                    {in, "self"}});
-  }
-  kernels_for(in.device()).reduce(op, in.dtype(), out_dtype, plan, data, args, stream_for(in.device()));
+  const Tensor none;
+  launch_reduce(reduce_op_name(op), op, in.dtype(), out_dtype, plan, data, args, in.device(),
+                CTORCH_OPERANDS({values ? *values : none, nullptr, true, true},
+                                {indices ? *indices : none, nullptr, true, true}, {in, "self"}));
 }
 
 // A reduction with one output of `out_dtype`.
@@ -301,8 +297,8 @@ Tensor softmax_impl(const Tensor& self, int64_t dim, std::optional<ScalarType> d
   Tensor out = empty(in.sizes(), in.options());
   if (out.numel() == 0) return out;
   char* data[2] = {static_cast<char*>(out.data_ptr()), static_cast<char*>(in.data_ptr())};
-  if (sanitizer::active()) sanitizer::kernel(log ? "_log_softmax" : "_softmax", {{out, nullptr, true, true}, {in, "self"}});
-  kernels_for(in.device()).softmax(in.dtype(), log, plan, data, stream_for(in.device()));
+  launch_softmax(log ? "_log_softmax" : "_softmax", in.dtype(), log, plan, data, in.device(),
+                 CTORCH_OPERANDS({out, nullptr, true, true}, {in, "self"}));
   return out;
 }
 

@@ -14,13 +14,12 @@
 #include "ctorch/error.h"
 #include "ctorch/factories.h"
 #include "kernels/random_functors.h"
-#include "ops/copy.h"
 #include "ops/elementwise.h"
 #include "ops/kernel_table.h"
+#include "ops/launch.h"
 #include "random/cuda_generator.h"
 #include "random/distributions.h"
 #include "runtime/current.h"
-#include "sanitizer/hooks.h"
 
 namespace ctorch::impl {
 namespace {
@@ -87,16 +86,12 @@ void launch_distribution(Tensor& self, RandomOp op, const RandomArgs& args, CUDA
   const kernels::ElementwisePlan plan = ops::make_plan(view, {});
   char* data[kernels::kMaxOperands];
   ops::plan_data(data, view, {});
-  const ops::KernelTable& table = ops::kernels_for(device);
-  const Stream stream = ops::stream_for(device);
-  if (sanitizer::active()) sanitizer::kernel(random_op_name(op), stream, {{self, "self", true, true}});
-  PhiloxState state;
-  {
-    std::lock_guard<std::mutex> lock(gen.mutex());
-    state = gen.philox_cuda_state(launch.increment);
-  }
-  table.random(op, self.dtype(), plan, data, state.seed, state.offset, args, shape.sm_count,
-               shape.max_threads_per_sm, stream);
+  ops::launch_random(random_op_name(op), op, self.dtype(), plan, data, args, shape.sm_count, shape.max_threads_per_sm,
+                     device, CTORCH_OPERANDS({self, "self", true, true}), [&] {
+                       std::lock_guard<std::mutex> lock(gen.mutex());
+                       const PhiloxState state = gen.philox_cuda_state(launch.increment);
+                       return std::pair<uint64_t, uint64_t>(state.seed, state.offset);
+                     });
   self.impl()->storage()->bump_version();
 }
 
@@ -142,19 +137,18 @@ Tensor cuda_bernoulli(const Tensor& p, const std::optional<Generator>& gen) {
   const kernels::ElementwisePlan plan = ops::make_plan(out, {&probs});
   char* data[kernels::kMaxOperands];
   ops::plan_data(data, out, {&probs});
-  const ops::KernelTable& table = ops::kernels_for(out.device());
-  const Stream stream = ops::stream_for(out.device());
-  if (sanitizer::active()) sanitizer::kernel("bernoulli", stream, {{out, nullptr, true, true}, {probs, "self"}});
-  PhiloxState state;
-  {
+  auto philox = [&] {
     std::lock_guard<std::mutex> lock(g.mutex());
-    state = g.philox_cuda_state(kernels::kBernoulliTensorIncrement);  // taken even for empty tensors
+    const PhiloxState state = g.philox_cuda_state(kernels::kBernoulliTensorIncrement);
+    return std::pair<uint64_t, uint64_t>(state.seed, state.offset);
+  };
+  if (out.numel() == 0) {
+    philox();  // the offset advances even for empty tensors
+    return out;
   }
-  if (out.numel() > 0) {
-    table.random(RandomOp::BernoulliTensor, out.dtype(), plan, data, state.seed, state.offset, RandomArgs{}, 0, 0,
-                 stream);
-    out.impl()->storage()->bump_version();
-  }
+  ops::launch_random("bernoulli", RandomOp::BernoulliTensor, out.dtype(), plan, data, RandomArgs{}, 0, 0, out.device(),
+                     CTORCH_OPERANDS({out, nullptr, true, true}, {probs, "self"}), philox);
+  out.impl()->storage()->bump_version();
   return out;
 }
 

@@ -17,6 +17,7 @@
 #include "ctorch/factories.h"
 #include "ctorch/ops.h"
 #include "ctorch/random.h"
+#include "ops/launch.h"
 #include "random/cpu_generator.h"
 #include "random/cuda_random_ops.h"
 #include "random/distributions.h"
@@ -54,7 +55,7 @@ Tensor memory_order_view(const Tensor& t) {
 
 // Runs sample(out, n, contiguous) so that the n values land in self in memory order.
 template <class Sample>
-void fill_in_memory_order(Tensor& self, Sample&& sample) {
+void fill_in_memory_order_unobserved(Tensor& self, Sample&& sample) {
   const int64_t n = self.numel();
   if (self.is_contiguous() || n <= 1) {
     sample(self.data_ptr(), n, self.is_contiguous());
@@ -70,6 +71,13 @@ void fill_in_memory_order(Tensor& self, Sample&& sample) {
   Tensor buffer = empty(view.sizes(), TensorOptions().dtype(self.dtype()));
   sample(buffer.data_ptr(), n, /*contiguous=*/false);
   Tensor(view).copy_(buffer);
+}
+
+// fill_in_memory_order_unobserved as the cpu sampler `name` at the op boundary (OpFamily::Random).
+template <class Sample>
+void fill_in_memory_order(Tensor& self, const char* name, Sample&& sample) {
+  ops::run_on_host_observed(ops::OpFamily::Random, name, CTORCH_OPERANDS({self, "self", true, true}),
+                            [&] { fill_in_memory_order_unobserved(self, sample); });
 }
 
 // Factory options: dtype defaulted to `dtype`, requires_grad applied after filling.
@@ -100,7 +108,7 @@ Tensor& Tensor::uniform_(double from, double to, std::optional<Generator> genera
   }
   auto& gen = generator_for(*this, generator, "uniform_");
   impl::check_uniform_args(dtype(), from, to);
-  fill_in_memory_order(*this, [&](void* out, int64_t n, bool) {
+  fill_in_memory_order(*this, "uniform_", [&](void* out, int64_t n, bool) {
     impl::uniform_fill(gen, dtype(), out, n, from, to);
   });
   return *this;
@@ -114,7 +122,7 @@ Tensor& Tensor::normal_(double mean, double std, std::optional<Generator> genera
   auto& gen = generator_for(*this, generator, "normal_");
   impl::check_normal_std(std);
   impl::check_normal_dtype(dtype());
-  fill_in_memory_order(*this, [&](void* out, int64_t n, bool contiguous) {
+  fill_in_memory_order(*this, "normal_", [&](void* out, int64_t n, bool contiguous) {
     impl::normal_fill(gen, dtype(), out, n, mean, std, contiguous);
   });
   return *this;
@@ -127,7 +135,7 @@ Tensor& Tensor::random_(int64_t from, std::optional<int64_t> to, std::optional<G
   }
   auto& gen = generator_for(*this, generator, "random_");
   const impl::RandomRange range = impl::random_from_to_args(dtype(), from, to);
-  fill_in_memory_order(*this, [&](void* out, int64_t n, bool) {
+  fill_in_memory_order(*this, "random_", [&](void* out, int64_t n, bool) {
     impl::random_from_to_fill(gen, dtype(), out, n, range);
   });
   return *this;
@@ -140,7 +148,7 @@ Tensor& Tensor::bernoulli_(double p, std::optional<Generator> generator) {
   }
   auto& gen = generator_for(*this, generator, "bernoulli_");
   impl::check_bernoulli_scalar_args(dtype(), p);
-  fill_in_memory_order(*this, [&](void* out, int64_t n, bool) {
+  fill_in_memory_order(*this, "bernoulli_", [&](void* out, int64_t n, bool) {
     impl::bernoulli_scalar_fill(gen, dtype(), out, n, p);
   });
   return *this;
@@ -176,7 +184,8 @@ Tensor randperm(int64_t n, TensorOptions options, std::optional<Generator> gener
   impl::check_randperm_args(n, opts.dtype());
   Tensor t = empty({n}, opts);
   auto& gen = generator_for(t, generator, "randperm");
-  impl::randperm_fill(gen, t.dtype(), t.data_ptr(), n);
+  ops::run_on_host_observed(ops::OpFamily::Random, "randperm", CTORCH_OPERANDS({t, nullptr, true, true}),
+                            [&] { impl::randperm_fill(gen, t.dtype(), t.data_ptr(), n); });
   if (n > 0) t.impl()->storage()->bump_version();
   return finish_factory(t, options);
 }
@@ -219,8 +228,10 @@ Tensor bernoulli(const Tensor& p, std::optional<Generator> generator) {
   Tensor out = empty(p.sizes(), TensorOptions().dtype(p.dtype()).device(p.device()));
   auto& gen = generator_for(out, generator, "bernoulli");
   const Tensor probs = p.cpu().contiguous();
-  impl::bernoulli_tensor_fill(gen, out.dtype(), out.data_ptr(), out.numel(), probs.dtype(),
-                              probs.data_ptr());
+  ops::run_on_host_observed(
+      ops::OpFamily::Random, "bernoulli", CTORCH_OPERANDS({out, nullptr, true, true}, {probs, "self"}), [&] {
+        impl::bernoulli_tensor_fill(gen, out.dtype(), out.data_ptr(), out.numel(), probs.dtype(), probs.data_ptr());
+      });
   if (out.numel() > 0) out.impl()->storage()->bump_version();
   return out;
 }

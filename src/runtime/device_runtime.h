@@ -26,7 +26,7 @@ struct EventFlags {
   bool interprocess = false;
 };
 
-/// What a runtime can do beyond the required methods.
+/// What a runtime can do beyond the required methods. Unused: goes with capabilities() (issue 12).
 struct RuntimeCapabilities {
   bool async_streams = false;   // work on streams runs asynchronously to the host
   bool peer_access = false;     // devices may read each other's memory
@@ -64,8 +64,9 @@ class DeviceRuntime {
   virtual int device_count() const noexcept = 0;
   /// Properties of `index`; throws for an invalid index.
   virtual DeviceProperties properties(DeviceIndex index) const = 0;
-  /// Capabilities as data.
-  virtual RuntimeCapabilities capabilities() const noexcept = 0;
+  /// Unused (nothing calls it): optional features are the small interfaces below. No longer pure,
+  /// so runtimes need not define it; it is deleted with the backends' definitions (issue 12).
+  virtual RuntimeCapabilities capabilities() const noexcept { return {}; }
 
   // current device (thread-local)
   /// The calling thread's current device index.

@@ -26,7 +26,7 @@
 #include <map>
 #include <vector>
 
-#include "memory/caching_allocator.h"
+#include "memory/frames.h"
 #include "sanitizer/sync_state.h"
 
 namespace ctorch::sanitizer {

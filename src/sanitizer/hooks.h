@@ -1,13 +1,17 @@
-// The stream sanitizer's hooks: ctorch's op, stream, event and allocator code calls these, each
-// behind one relaxed load of active(), so they cost nothing while the sanitizer is off.
-// Non-cuda tensors and streams are ignored.
+// The stream sanitizer's hooks. The frontend (cuda/: streams, events, device synchronization)
+// calls them behind one relaxed load of active(); the layers below it never include this header:
+// while the sanitizer is on, it observes the op boundary (ops/op_observer.h) and the device
+// allocators (memory/allocation_observer.h), which call these for it. Non-cuda tensors and
+// streams are ignored.
 //
 // Note [Sanitizer hook placement]
-// Kernels and copies report their tensors where the op layer launches them (ops/, tensor/,
-// random/): the access sets must be known before the launch, so that a race is reported before
-// the racing kernel is queued and a failed check changes nothing. Synchronization is reported
-// where ctorch itself records, waits on and synchronizes streams and events (cuda/, ops/copy.cpp).
-// The allocators' internal events are not reported: record_stream is modelled directly instead.
+// Kernels and copies report their tensors at the op boundary (the funnels of ops/launch.h and the
+// cross-device copies of ops/copy.cpp): the access sets must be known before the launch, so that a
+// race is reported before the racing kernel is queued and a failed check changes nothing (random
+// ops take their Philox offset only after the check). Synchronization is reported where ctorch
+// itself records, waits on and synchronizes streams and events (cuda/, and ops/copy.cpp through
+// OpObserver::on_sync). The allocators' internal events are not reported: record_stream is
+// modelled directly instead.
 #pragma once
 
 #include <atomic>
@@ -16,6 +20,7 @@
 
 #include "ctorch/device.h"
 #include "ctorch/stream.h"
+#include "ops/op_observer.h"
 
 namespace ctorch {
 class Tensor;
@@ -27,21 +32,15 @@ namespace ctorch::sanitizer {
 inline std::atomic<bool> g_active{false};
 /// True while the sanitizer is on.
 inline bool active() noexcept { return g_active.load(std::memory_order_relaxed); }
+/// Turns the sanitizer on or off: registers it with the op boundary and the allocators (or removes it).
+void set_active(bool on);
 
-/// One tensor a kernel touches: `name` is its argument ("self", "other", "out"); `write` when
-/// the kernel writes it; `output` when it is the op's result.
-struct Operand {
-  const Tensor& tensor;
-  const char* name;
-  bool write = false;
-  bool output = false;
-};
+/// One tensor a kernel touches (the op boundary's operand).
+using Operand = ops::OpOperand;
 
 /// A kernel named `op` is about to run on `stream` touching `operands`; throws
 /// cuda::CUDASanitizerErrors (after printing the reports) and records nothing when it races.
 void kernel(const char* op, Stream stream, std::initializer_list<Operand> operands);
-/// As kernel(), on the current stream of the first cuda operand's device.
-void kernel(const char* op, std::initializer_list<Operand> operands);
 
 /// Event `event` (a runtime handle) now captures the work queued on `stream`.
 void event_record(const void* event, Stream stream) noexcept;

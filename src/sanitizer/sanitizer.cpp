@@ -8,6 +8,7 @@
 #include "ctorch/cuda_sanitizer.h"
 #include "ctorch/cuda_stream.h"
 #include "ctorch/tensor.h"
+#include "memory/allocation_observer.h"
 #include "memory/backtrace.h"
 #include "runtime/current.h"
 #include "sanitizer/access_tracker.h"
@@ -44,7 +45,7 @@ std::atomic<bool> g_stack_traces{false};
     const char* v = std::getenv(name);
     if (v == nullptr || *v == '\0' || std::string(v) == "0") continue;
     g_stack_traces.store(std::string(v) == "stacks", std::memory_order_relaxed);
-    g_active.store(true, std::memory_order_relaxed);
+    set_active(true);
     break;
   }
   return true;
@@ -186,11 +187,6 @@ void kernel(const char* op, Stream stream, std::initializer_list<Operand> operan
   throw cuda::CUDASanitizerErrors(std::move(errors));
 }
 
-void kernel(const char* op, std::initializer_list<Operand> operands) {
-  for (const Operand& o : operands) {
-    if (o.tensor.defined() && o.tensor.is_cuda()) return kernel(op, impl::current_stream(o.tensor.device()), operands);
-  }
-}
 
 #define CTORCH_SANITIZER_LOCKED_(body)      \
   do {                                      \
@@ -234,6 +230,49 @@ void record_stream(const void* ptr, Stream stream) noexcept {
 
 #undef CTORCH_SANITIZER_LOCKED_
 
+namespace {
+
+// The sanitizer as an observer of the op boundary and of the device allocators, registered while on.
+class Observer final : public ops::OpObserver, public memory::AllocationObserver {
+ public:
+  uint64_t before(const ops::OpCall& call) override {
+    if (call.family != ops::OpFamily::View) kernel(call.name, call.stream, call.operands);
+    return 0;
+  }
+  void after(const ops::OpCall&, uint64_t, bool) noexcept override {}
+  void on_sync(ops::SyncKind kind, const void* event, Stream stream) noexcept override {
+    switch (kind) {
+      case ops::SyncKind::EventRecord: event_record(event, stream); break;
+      case ops::SyncKind::EventWait: event_wait(event, stream); break;
+      case ops::SyncKind::EventDestroy: event_destroy(event); break;
+      case ops::SyncKind::StreamSynchronize: stream_synchronize(stream); break;
+    }
+  }
+  void allocated(const void* ptr, size_t bytes, Stream stream) noexcept override {
+    memory_allocated(ptr, bytes, stream);
+  }
+  void freed(const void* ptr, bool reusable) noexcept override { memory_freed(ptr, reusable); }
+  void stream_recorded(const void* ptr, Stream stream) noexcept override { record_stream(ptr, stream); }
+};
+
+Observer& observer() {
+  static Observer* o = new Observer;  // never destroyed (Note [Op observers])
+  return *o;
+}
+
+}  // namespace
+
+void set_active(bool on) {
+  if (on) {
+    ops::add_op_observer(&observer());
+    memory::set_allocation_observer(&observer());
+  } else {
+    memory::set_allocation_observer(nullptr);
+    ops::remove_op_observer(&observer());
+  }
+  g_active.store(on, std::memory_order_relaxed);
+}
+
 }  // namespace ctorch::sanitizer
 
 namespace ctorch::cuda {
@@ -243,11 +282,11 @@ CUDASanitizerErrors::CUDASanitizerErrors(std::vector<UnsynchronizedAccessError> 
 
 void enable_cuda_sanitizer(bool stack_traces) {
   sanitizer::g_stack_traces.store(stack_traces, std::memory_order_relaxed);
-  sanitizer::g_active.store(true, std::memory_order_relaxed);
+  sanitizer::set_active(true);
 }
 
 void disable_cuda_sanitizer() {
-  sanitizer::g_active.store(false, std::memory_order_relaxed);
+  sanitizer::set_active(false);
   sanitizer::State& s = sanitizer::state();
   std::lock_guard<std::mutex> lock(s.mu);
   s.sync = sanitizer::SyncState();

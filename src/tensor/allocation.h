@@ -7,6 +7,8 @@
 
 namespace ctorch {
 
+class Tensor;
+
 /// Bytes of a contiguous tensor of `sizes` (c10's computeStorageNbytesContiguous); throws
 /// "Storage size calculation overflowed with sizes=..." when it does not fit int64.
 size_t storage_nbytes(IntArrayRef sizes, size_t itemsize);
@@ -16,5 +18,12 @@ size_t storage_nbytes(IntArrayRef sizes, IntArrayRef strides, size_t itemsize, i
 
 /// A storage of `nbytes` on options.device() (pinned host memory when options.pinned_memory()).
 Storage allocate_storage(size_t nbytes, const TensorOptions& options);
+
+/// Sets requires_grad on `t`, which must have a floating dtype (PyTorch's message otherwise).
+void require_grad_checked(Tensor& t);
+/// Applies a factory's requires_grad option to `t` (inline: factories call it on every tensor).
+inline void set_requires_grad(Tensor& t, const TensorOptions& options) {
+  if (options.requires_grad()) require_grad_checked(t);
+}
 
 }  // namespace ctorch

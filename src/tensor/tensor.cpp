@@ -1,26 +1,22 @@
-// Tensor methods for metadata, data access, conversion and copying.
+// Tensor methods for metadata, data access and new_* construction. The methods that run kernels
+// (to, copy_, clone, contiguous, fill_, item) are defined in ops/tensor_copy.cpp.
 #include "ctorch/tensor.h"
 
-#include <algorithm>
-#include <numeric>
-
-#include "core/scalar_convert.h"
+#include "core/wrap_dim.h"
 #include "ctorch/factories.h"
-#include "ctorch/ops.h"
-#include "kernels/dispatch.h"
 #include "memory/device_allocator.h"
-#include "ops/copy.h"
-#include "ops/elementwise.h"
-#include "runtime/current.h"
-#include "sanitizer/hooks.h"
 
 namespace ctorch {
 
 namespace {
 // maybe_wrap_dim without wrap_scalar: a 0-dim tensor has no dim to ask about.
+[[gnu::cold, gnu::noinline]] void throw_no_dimensions(int64_t dim) {
+  CTORCH_CHECK_INDEX(false, "Dimension specified as ", dim, " but tensor has no dimensions");
+}
+
 int64_t wrap_size_dim(int64_t dim, int64_t ndim) {
-  CTORCH_CHECK_INDEX(ndim > 0, "Dimension specified as ", dim, " but tensor has no dimensions");
-  return ops::wrap_dim(dim, ndim);
+  if (ndim <= 0) [[unlikely]] throw_no_dimensions(dim);
+  return detail::wrap_dim(dim, ndim);
 }
 }  // namespace
 
@@ -36,7 +32,6 @@ void Tensor::record_stream(Stream stream) const {
                                is_cpu() ? "CPU" : "unknown", "' backend.");
   CTORCH_CHECK_VALUE(stream.device().is_cuda(), "[record_stream] Expected a cuda stream, but got a stream of ",
                      stream.device());
-  if (sanitizer::active()) sanitizer::record_stream(impl_->storage()->data_ptr().get(), stream);
   memory::record_stream(impl_->storage()->data_ptr(), stream);
 }
 
@@ -44,22 +39,6 @@ Tensor& Tensor::requires_grad_(bool value) {
   CTORCH_CHECK(!value || is_floating_point(), "only Tensors of floating point dtype can require gradients");
   impl_->set_requires_grad(value);
   return *this;
-}
-
-Scalar Tensor::item() const {
-  CTORCH_CHECK(numel() == 1, "a Tensor with ", numel(), " elements cannot be converted to Scalar");
-  const Tensor host = cpu();
-  return kernels::dispatch_all(dtype(), "item", [&](auto tag) -> Scalar {
-    using T = typename decltype(tag)::type;
-    const T v = *static_cast<const T*>(host.data_ptr());
-    if constexpr (std::is_same_v<T, bool>) {
-      return Scalar(v);
-    } else if constexpr (std::is_integral_v<T>) {
-      return Scalar(static_cast<int64_t>(v));
-    } else {
-      return Scalar(static_cast<double>(v));
-    }
-  });
 }
 
 template <class T>
@@ -79,185 +58,9 @@ template std::vector<double> Tensor::to_vector<double>() const;
 template std::vector<Half> Tensor::to_vector<Half>() const;
 template std::vector<BFloat16> Tensor::to_vector<BFloat16>() const;
 
-namespace {
-
-// at::infer_dense_strides: contiguous strides in the order of t's strides (stable insertion
-// sort, stride-0 dims keep their place), as empty_like(preserve_format) lays out a non-dense input.
-DimVector infer_dense_strides(IntArrayRef sizes, IntArrayRef strides) {
-  const size_t n = sizes.size();
-  DimVector out(n);
-  if (n == 0) return out;
-  DimVector perm(n);
-  for (size_t i = 0; i < n; ++i) perm[i] = static_cast<int64_t>(n - 1 - i);  // fastest dim first
-  auto should_swap = [&](int64_t d0, int64_t d1) {
-    const int64_t s0 = strides[d0], s1 = strides[d1];
-    if (s0 == 0 || s1 == 0) return 0;
-    if (s0 < s1) return -1;
-    if (s0 > s1) return 1;
-    return sizes[d0] > sizes[d1] ? 1 : 0;
-  };
-  for (size_t i = 1; i < n; ++i) {
-    size_t d1 = i;
-    for (size_t j = 1; j <= i; ++j) {
-      const size_t d0 = i - j;
-      const int c = should_swap(perm[d0], perm[d1]);
-      if (c > 0) {
-        std::swap(perm[d0], perm[d1]);
-        d1 = d0;
-      } else if (c < 0) {
-        break;
-      }
-    }
-  }
-  int64_t stride = 1;
-  for (size_t i = 0; i < n; ++i) {
-    const int64_t d = perm[i];
-    out[d] = stride;
-    if (sizes[d] > 1) stride *= sizes[d];
-  }
-  return out;
-}
-
-// An empty tensor shaped like `t` on `device` with `dtype` (empty_like with preserve_format):
-// t's strides when t is dense, else dense strides in t's dim order.
-Tensor empty_preserving(const Tensor& t, Device device, ScalarType dtype, bool pinned = false) {
-  TensorOptions options = TensorOptions().dtype(dtype).device(device).pinned_memory(pinned);
-  // _to_copy keeps the exact strides of a dense tensor (also those of size-1 dims).
-  if (ops::has_row_major_strides(t)) return empty(t.sizes(), options);
-  if (ops::is_non_overlapping_and_dense(t)) return empty_strided(t.sizes(), t.strides(), options);
-  return empty_strided(t.sizes(), infer_dense_strides(t.sizes(), t.strides()), options);
-}
-
-}  // namespace
-
-Tensor Tensor::to(const TensorOptions& options, bool non_blocking, bool copy) const {
-  const ScalarType target_dtype = options.dtype_opt().value_or(dtype());
-  Device target_device = options.device_opt().value_or(device());
-  if (target_device.is_cuda()) target_device = impl::ensure_has_index(target_device);
-  if (target_dtype == dtype() && target_device == device() && !copy) return *this;
-  // A non-blocking device-to-host copy lands in pinned memory, so it can stay asynchronous.
-  const bool pin_out = non_blocking && is_cuda() && target_device.is_cpu();
-  Tensor out = empty_preserving(*this, target_device, target_dtype, pin_out);
-  ops::copy_into(out, *this, non_blocking);
-  return out;
-}
-
-Tensor Tensor::to(ScalarType dtype, bool non_blocking, bool copy) const {
-  if (dtype == this->dtype() && !copy) return *this;
-  return to(TensorOptions().dtype(dtype), non_blocking, copy);
-}
-
-Tensor Tensor::to(Device device, bool non_blocking, bool copy) const {
-  return to(TensorOptions().device(device), non_blocking, copy);
-}
-
-Tensor Tensor::to(Device device, ScalarType dtype, bool non_blocking, bool copy) const {
-  return to(TensorOptions().device(device).dtype(dtype), non_blocking, copy);
-}
-
-Tensor Tensor::to(const Tensor& other, bool non_blocking, bool copy) const {
-  return to(TensorOptions().device(other.device()).dtype(other.dtype()), non_blocking, copy);
-}
-
-Tensor Tensor::cpu() const { return to(Device(DeviceType::CPU)); }
-
-namespace {
-
-bool may_overlap(const Tensor& a, const Tensor& b) {
-  if (a.impl()->storage().get() != b.impl()->storage().get()) return false;
-  if (a.numel() == 0 || b.numel() == 0) return false;
-  auto extent = [](const Tensor& t) {
-    int64_t lo = t.storage_offset(), hi = lo;
-    for (int64_t d = 0; d < t.dim(); ++d) hi += (t.sizes()[d] - 1) * t.strides()[d];
-    return std::pair<int64_t, int64_t>(lo, hi);
-  };
-  auto [alo, ahi] = extent(a);
-  auto [blo, bhi] = extent(b);
-  return alo <= bhi && blo <= ahi;
-}
-
-}  // namespace
-
-namespace ops {
-
-void copy_into(Tensor& dst, const Tensor& src, bool non_blocking) {
-  CTORCH_CHECK(dst.defined() && src.defined(), "copy_: both tensors must be defined");
-  const DimVector shape = broadcast_shapes(dst.sizes(), src.sizes());
-  CTORCH_CHECK(IntArrayRef(shape) == dst.sizes(), "output with shape ", dst.sizes(),
-               " doesn't match the broadcast shape ", IntArrayRef(shape));
-  if (dst.is_same(src)) return;
-  check_no_internal_overlap(dst);
-  if (dst.numel() == 0) return;
-  if (dst.device() != src.device()) {
-    copy_between_devices(dst, src, non_blocking);
-    return;
-  }
-  check_no_partial_overlap(dst, src);
-  if (src.data_ptr() == dst.data_ptr() && src.dtype() == dst.dtype() && src.sizes() == dst.sizes() &&
-      src.strides() == dst.strides()) {
-    return;  // the same elements (e.g. a.copy_(a.detach()))
-  }
-  // A source overlapping the destination in a layout too irregular to check is copied out first.
-  const Tensor source = may_overlap(dst, src) ? src.clone() : src;
-  kernels::ElementwisePlan plan = make_plan(dst, {&source});
-  char* data[kernels::kMaxOperands];
-  plan_data(data, dst, {&source});
-  if (sanitizer::active()) sanitizer::kernel("copy_", {{dst, "self", true, true}, {source, "src"}});
-  kernels_for(dst.device()).cast_copy(dst.dtype(), source.dtype(), plan, data, stream_for(dst.device()));
-}
-
-void fill_into(Tensor& t, const Scalar& value) {
-  // The value must fit the dtype (fill_(1000) on int8 fails, as value.to<scalar_t>() does).
-  kernels::dispatch_all(t.dtype(), "fill_", [&](auto tag) {
-    using T = typename decltype(tag)::type;
-    (void)detail::checked_convert<T>(value);
-  });
-  if (t.numel() == 0) return;
-  kernels::ElementwisePlan plan = make_plan(t, {});
-  char* data[kernels::kMaxOperands];
-  plan_data(data, t, {});
-  if (sanitizer::active()) sanitizer::kernel("fill_", {{t, "self", true, true}});
-  kernels_for(t.device()).fill(t.dtype(), plan, data, value, stream_for(t.device()));
-}
-
-}  // namespace ops
-
-Tensor& Tensor::copy_(const Tensor& src, bool non_blocking) {
-  ops::copy_into(*this, src, non_blocking);
-  impl_->storage()->bump_version();
-  return *this;
-}
-
-Tensor Tensor::clone() const {
-  Tensor out = empty_preserving(*this, device(), dtype());
-  ops::copy_into(out, *this);
-  return out;
-}
-
-Tensor Tensor::contiguous() const {
-  if (is_contiguous()) return *this;
-  Tensor out = empty(sizes(), options());
-  ops::copy_into(out, *this);
-  return out;
-}
-
 Tensor Tensor::detach() const {
   return Tensor(IntrusivePtr<TensorImpl>::make(impl_->storage(), dtype(), sizes(), strides(), storage_offset()));
 }
-
-Tensor& Tensor::fill_(const Scalar& value) {
-  ops::fill_into(*this, value);
-  impl_->storage()->bump_version();
-  return *this;
-}
-
-Tensor& Tensor::fill_(const Tensor& value) {
-  CTORCH_CHECK(value.dim() == 0, "fill_ only supports 0-dimension value tensor but got tensor with ", value.dim(),
-               " dimensions.");
-  return fill_(value.item());
-}
-
-Tensor& Tensor::zero_() { return fill_(0); }
 
 namespace {
 

@@ -15,7 +15,7 @@ namespace {
 struct Pair {
   impl::DeviceRuntime* runtime;
   Stream stream;
-  TaskKind kind;
+  impl::TaskKind kind;
   const char* name;
   void* start;
   void* end;
@@ -76,7 +76,7 @@ void resolve_device(const std::vector<Pair>& pairs, const std::vector<size_t>& o
 
 }  // namespace
 
-EventTimedTask::EventTimedTask(impl::DeviceRuntime& runtime, Stream stream, TaskKind kind, const char* name) noexcept
+EventTimedTask::EventTimedTask(impl::DeviceRuntime& runtime, Stream stream, impl::TaskKind kind, const char* name) noexcept
     : stream_(stream), kind_(kind), name_(name) {
   if (!tracing()) return;
   try {
@@ -104,6 +104,13 @@ EventTimedTask::~EventTimedTask() {
   }
   destroy(runtime_, start_);  // stopped meanwhile, or out of memory: drop the record
   destroy(runtime_, end);
+}
+
+void EventTimedTask::cancel() noexcept {
+  if (runtime_ == nullptr) return;
+  destroy(runtime_, start_);
+  runtime_ = nullptr;
+  start_ = nullptr;
 }
 
 void resolve_event_timed_tasks() noexcept {

@@ -1,5 +1,5 @@
 // Device tasks timed by pairs of timing events, for runtimes whose stream work the host cannot
-// observe (real CUDA). The emulated runtime reports its tasks through the task hooks (hooks.h);
+// observe (real CUDA). The emulated runtime reports its tasks through the task hooks (runtime/task_hooks.h);
 // a real GPU runs them out of sight, so each traced kernel or copy is bracketed by two events and
 // the tracer turns the pairs into device-task records when it stops.
 //
@@ -20,7 +20,7 @@
 #include <cstdint>
 
 #include "ctorch/stream.h"
-#include "trace/hooks.h"
+#include "runtime/task_hooks.h"
 
 namespace ctorch::impl {
 class DeviceRuntime;
@@ -33,16 +33,18 @@ namespace ctorch::tracing {
 class EventTimedTask {
  public:
   /// Records the start event on `stream` of `runtime` when tracing; `name` must outlive stop().
-  EventTimedTask(impl::DeviceRuntime& runtime, Stream stream, TaskKind kind, const char* name) noexcept;
+  EventTimedTask(impl::DeviceRuntime& runtime, Stream stream, impl::TaskKind kind, const char* name) noexcept;
   /// Records the end event and keeps the pair for stop().
   ~EventTimedTask();
+  /// Drops the record (the task was not queued after all).
+  void cancel() noexcept;
   EventTimedTask(const EventTimedTask&) = delete;
   EventTimedTask& operator=(const EventTimedTask&) = delete;
 
  private:
   impl::DeviceRuntime* runtime_ = nullptr;  // null when not tracing
   Stream stream_;
-  TaskKind kind_;
+  impl::TaskKind kind_;
   const char* name_;
   void* start_ = nullptr;
 };

@@ -1,4 +1,4 @@
-// The tracer: a TaskObserver for device tasks plus host-side records, written as Chrome
+// The tracer: a impl::TaskObserver for device tasks plus host-side records, written as Chrome
 // trace-event JSON (https://docs.google.com/document/d/1CvAClvFfyA5R-PhYUmn5OOQtYMH4h6I0nSsKchNAySU).
 //
 // Layout of the trace: pid 0 is the host (one tid per host thread); pid 1 + N is cuda:N, one tid
@@ -25,7 +25,8 @@
 #include "ctorch/cuda_trace.h"
 #include "ctorch/error.h"
 #include "trace/event_timed_task.h"
-#include "trace/hooks.h"
+#include "runtime/task_hooks.h"
+#include "trace/op_timing.h"
 
 namespace ctorch::tracing {
 namespace {
@@ -46,7 +47,7 @@ struct Pending {
   int pid;
   int64_t tid;
   std::string name;
-  TaskKind kind;
+  impl::TaskKind kind;
   double enqueue_us;
   double begin_us = -1;
 };
@@ -59,7 +60,7 @@ int64_t host_tid() {
   return t_host_tid;
 }
 
-class Tracer final : public TaskObserver {
+class Tracer final : public impl::TaskObserver {
  public:
   static Tracer& get() {
     static Tracer* tracer = new Tracer();  // never destroyed: see Note [Task observers]
@@ -73,8 +74,9 @@ class Tracer final : public TaskObserver {
   }
 
   void start() {
-    add_task_observer(this);
+    impl::add_task_observer(this);
     open_event_timed_tasks();
+    start_op_timing();
     std::lock_guard<std::mutex> lock(mu_);
     records_.clear();
     pending_.clear();
@@ -86,6 +88,7 @@ class Tracer final : public TaskObserver {
   }
 
   void stop() {
+    stop_op_timing();
     if (on()) resolve_event_timed_tasks();  // records while still on
     std::lock_guard<std::mutex> lock(mu_);
     if (!on()) return;
@@ -103,8 +106,8 @@ class Tracer final : public TaskObserver {
     on_.store(false, std::memory_order_release);
   }
 
-  // --- TaskObserver ---
-  uint64_t on_enqueue(const TaskInfo& info) override {
+  // --- impl::TaskObserver ---
+  uint64_t on_enqueue(const impl::TaskInfo& info) override {
     if (!on()) return 0;
     const int pid = 1 + info.stream.device().index();
     std::lock_guard<std::mutex> lock(mu_);
@@ -131,9 +134,9 @@ class Tracer final : public TaskObserver {
       if (on() && p.begin_us >= 0) {
         const double end = now_us();
         std::ostringstream args;
-        args << "\"kind\":\"" << task_kind_name(p.kind) << "\",\"stream_id\":" << p.tid
+        args << "\"kind\":\"" << impl::task_kind_name(p.kind) << "\",\"stream_id\":" << p.tid
              << ",\"queued_us\":" << (p.begin_us - p.enqueue_us) << ",\"ok\":" << (ok ? "true" : "false");
-        records_.push_back({'X', std::move(p.name), task_kind_name(p.kind), p.begin_us, end - p.begin_us, p.pid,
+        records_.push_back({'X', std::move(p.name), impl::task_kind_name(p.kind), p.begin_us, end - p.begin_us, p.pid,
                             p.tid, 0, args.str()});
       }
       pending_.erase(it);
@@ -141,14 +144,14 @@ class Tracer final : public TaskObserver {
     }
   }
 
-  void device_task(Stream stream, TaskKind kind, const char* name, double begin_us, double dur_us) {
+  void device_task(Stream stream, impl::TaskKind kind, const char* name, double begin_us, double dur_us) {
     const int pid = 1 + stream.device().index();
     std::ostringstream args;
-    args << "\"kind\":\"" << task_kind_name(kind) << "\",\"stream_id\":" << stream.id() << ",\"timed_by\":\"events\"";
+    args << "\"kind\":\"" << impl::task_kind_name(kind) << "\",\"stream_id\":" << stream.id() << ",\"timed_by\":\"events\"";
     std::lock_guard<std::mutex> lock(mu_);
     if (!on()) return;
     tracks_.insert({pid, stream.id()});
-    records_.push_back({'X', name, task_kind_name(kind), begin_us, dur_us, pid, stream.id(), 0, args.str()});
+    records_.push_back({'X', name, impl::task_kind_name(kind), begin_us, dur_us, pid, stream.id(), 0, args.str()});
   }
 
   // --- host side ---
@@ -251,7 +254,7 @@ bool tracing() noexcept { return Tracer::get().on(); }
 
 double trace_now_us() noexcept { return Tracer::get().now_us(); }
 
-void record_device_task(Stream stream, TaskKind kind, const char* name, double begin_us, double dur_us) noexcept {
+void record_device_task(Stream stream, impl::TaskKind kind, const char* name, double begin_us, double dur_us) noexcept {
   try {
     Tracer::get().device_task(stream, kind, name, begin_us, dur_us);
   } catch (...) {  // out of memory while recording: drop the record

@@ -1,5 +1,5 @@
 // The built-in tracer's recording side: what the frontend (NVTX, host synchronizations) reports.
-// Device tasks reach it through the task hooks (hooks.h). Output: Chrome trace-event JSON
+// Device tasks reach it through the task hooks (runtime/task_hooks.h). Output: Chrome trace-event JSON
 // (ctorch/cuda_trace.h).
 #pragma once
 
@@ -7,7 +7,7 @@
 #include <string>
 
 #include "ctorch/stream.h"
-#include "trace/hooks.h"
+#include "runtime/task_hooks.h"
 
 namespace ctorch::tracing {
 
@@ -17,7 +17,7 @@ bool tracing() noexcept;
 double trace_now_us() noexcept;
 /// A device task that ran on `stream` from `begin_us` for `dur_us` (trace clock), timed outside
 /// the task hooks (event_timed_task.h); dropped when not recording.
-void record_device_task(Stream stream, TaskKind kind, const char* name, double begin_us, double dur_us) noexcept;
+void record_device_task(Stream stream, impl::TaskKind kind, const char* name, double begin_us, double dur_us) noexcept;
 
 /// A span on the calling host thread ("X" event), recorded when tracing at construction.
 class HostSpan {

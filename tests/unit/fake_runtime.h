@@ -22,7 +22,6 @@ class FakeRuntime final : public impl::DeviceRuntime {
     p.name = "fake";
     return p;
   }
-  impl::RuntimeCapabilities capabilities() const noexcept override { return {}; }
   DeviceIndex current_device() const override { return current(); }
   void set_current_device(DeviceIndex i) override {
     check(i);

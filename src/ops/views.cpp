@@ -8,24 +8,28 @@
 #include <limits>
 
 #include "ctorch/ops.h"
-#include "tensor/allocation.h"
 #include "ops/elementwise.h"
+#include "ops/launch.h"
+#include "tensor/allocation.h"
 
 namespace ctorch {
 namespace {
 
 // A new impl over self's storage with the given geometry (no bounds checks: callers derive
 // the geometry from self's valid one).
-Tensor make_view(const Tensor& self, IntArrayRef sizes, IntArrayRef strides, int64_t offset) {
-  return Tensor(IntrusivePtr<TensorImpl>::make(self.impl()->storage(), self.dtype(), sizes, strides, offset));
+// The View funnel of the op boundary: observers see each view as `name` (ops/op_observer.h).
+Tensor make_view(const char* name, const Tensor& self, IntArrayRef sizes, IntArrayRef strides, int64_t offset) {
+  Tensor view(IntrusivePtr<TensorImpl>::make(self.impl()->storage(), self.dtype(), sizes, strides, offset));
+  if (ops::observed()) ops::observe_view(name, self, view);
+  return view;
 }
 
-Tensor make_view(const Tensor& self, IntArrayRef sizes, IntArrayRef strides) {
-  return make_view(self, sizes, strides, self.storage_offset());
+Tensor make_view(const char* name, const Tensor& self, IntArrayRef sizes, IntArrayRef strides) {
+  return make_view(name, self, sizes, strides, self.storage_offset());
 }
 
 // A new impl with self's geometry (PyTorch's alias()).
-Tensor alias_of(const Tensor& self) { return make_view(self, self.sizes(), self.strides()); }
+Tensor alias_of(const char* name, const Tensor& self) { return make_view(name, self, self.sizes(), self.strides()); }
 
 // at::infer_size: resolves one -1 entry so the product equals numel.
 DimVector infer_size(IntArrayRef shape, int64_t numel) {
@@ -117,7 +121,7 @@ Tensor Tensor::as_strided(IntArrayRef size, IntArrayRef stride, std::optional<in
   CTORCH_CHECK(needed <= available, "setStorage: sizes ", size, ", strides ", stride, " in storage offset ", offset,
                " and itemsize ", element_size(), " requiring a storage size of ", needed,
                " are out of bounds for storage of size ", available);
-  return Tensor(IntrusivePtr<TensorImpl>::make(impl()->storage(), dtype(), size, stride, offset));
+  return make_view("as_strided", *this, size, stride, offset);
 }
 
 // ---- view / reshape ------------------------------------------------------------------------
@@ -128,14 +132,14 @@ Tensor Tensor::view(IntArrayRef size) const {
   CTORCH_CHECK(stride.has_value(),
                "view size is not compatible with input tensor's size and stride (at least one dimension spans "
                "across two contiguous subspaces). Use .reshape(...) instead.");
-  return make_view(*this, shape, *stride);
+  return make_view("view", *this, shape, *stride);
 }
 
 Tensor Tensor::reshape(IntArrayRef shape) const {
   if (is_contiguous()) return view(shape);
   const DimVector inferred = infer_size(shape, numel());
   if (std::optional<DimVector> stride = compute_stride(sizes(), strides(), inferred)) {
-    return make_view(*this, inferred, *stride);
+    return make_view("reshape", *this, inferred, *stride);
   }
   // Not viewable: a contiguous copy, then a view of it.
   return contiguous().view(inferred);
@@ -162,18 +166,18 @@ Tensor Tensor::permute(IntArrayRef dims) const {
     new_sizes[i] = sizes()[d];
     new_strides[i] = strides()[d];
   }
-  return make_view(*this, new_sizes, new_strides);
+  return make_view("permute", *this, new_sizes, new_strides);
 }
 
 Tensor Tensor::transpose(int64_t dim0, int64_t dim1) const {
   const int64_t ndim = dim();
   dim0 = ops::wrap_dim(dim0, ndim);
   dim1 = ops::wrap_dim(dim1, ndim);
-  if (dim0 == dim1) return alias_of(*this);
+  if (dim0 == dim1) return alias_of("transpose", *this);
   DimVector new_sizes(sizes()), new_strides(strides());
   std::swap(new_sizes[dim0], new_sizes[dim1]);
   std::swap(new_strides[dim0], new_strides[dim1]);
-  return make_view(*this, new_sizes, new_strides);
+  return make_view("transpose", *this, new_sizes, new_strides);
 }
 
 Tensor Tensor::t() const {
@@ -191,17 +195,17 @@ Tensor Tensor::squeeze() const {
       new_strides.push_back(strides()[d]);
     }
   }
-  return make_view(*this, new_sizes, new_strides);
+  return make_view("squeeze", *this, new_sizes, new_strides);
 }
 
 Tensor Tensor::squeeze(int64_t dim) const {
   const int64_t ndim = this->dim();
   dim = ops::wrap_dim(dim, ndim);
-  if (ndim == 0 || sizes()[dim] != 1) return alias_of(*this);
+  if (ndim == 0 || sizes()[dim] != 1) return alias_of("squeeze", *this);
   DimVector new_sizes(sizes()), new_strides(strides());
   new_sizes.erase(dim);
   new_strides.erase(dim);
-  return make_view(*this, new_sizes, new_strides);
+  return make_view("squeeze", *this, new_sizes, new_strides);
 }
 
 Tensor Tensor::unsqueeze(int64_t dim) const {
@@ -211,7 +215,7 @@ Tensor Tensor::unsqueeze(int64_t dim) const {
   const int64_t new_stride = dim >= ndim ? 1 : sizes()[dim] * strides()[dim];
   new_sizes.insert(dim, 1);
   new_strides.insert(dim, new_stride);
-  return make_view(*this, new_sizes, new_strides);
+  return make_view("unsqueeze", *this, new_sizes, new_strides);
 }
 
 // ---- broadcasting -----------------------------------------------------------------------------
@@ -250,7 +254,7 @@ Tensor Tensor::expand(IntArrayRef size) const {
   for (int64_t s : new_sizes) {
     CTORCH_CHECK(s >= 0, "Trying to create tensor with negative dimension ", s, ": ", IntArrayRef(new_sizes));
   }
-  return make_view(*this, new_sizes, new_strides);
+  return make_view("expand", *this, new_sizes, new_strides);
 }
 
 Tensor Tensor::expand_as(const Tensor& other) const { return expand(other.sizes()); }
@@ -310,7 +314,7 @@ Tensor Tensor::slice(int64_t dim, std::optional<int64_t> start, std::optional<in
   new_sizes[dim] = len == 0 ? 0 : (len - 1) / step + 1;  // ceil(len / step) without overflow
   // Wrapping multiply: a huge step only matters when the dim has at most one element.
   new_strides[dim] = static_cast<int64_t>(static_cast<uint64_t>(new_strides[dim]) * static_cast<uint64_t>(step));
-  return make_view(*this, new_sizes, new_strides, storage_offset() + start_val * strides()[dim]);
+  return make_view("slice", *this, new_sizes, new_strides, storage_offset() + start_val * strides()[dim]);
 }
 
 Tensor Tensor::select(int64_t dim, int64_t index) const {
@@ -324,7 +328,7 @@ Tensor Tensor::select(int64_t dim, int64_t index) const {
   DimVector new_sizes(sizes()), new_strides(strides());
   new_sizes.erase(dim);
   new_strides.erase(dim);
-  return make_view(*this, new_sizes, new_strides, storage_offset() + index * strides()[dim]);
+  return make_view("select", *this, new_sizes, new_strides, storage_offset() + index * strides()[dim]);
 }
 
 // ---- splitting ----------------------------------------------------------------------------------

@@ -1,5 +1,6 @@
-// Task observer registry: a fixed array of atomics, read without locks on every enqueue.
-#include "trace/hooks.h"
+// Task observer registry: a fixed array of atomics, read without locks on every enqueue; the device
+// task timer and the runtimes timed by events.
+#include "runtime/task_hooks.h"
 
 #include <array>
 #include <atomic>
@@ -8,13 +9,16 @@
 
 #include "ctorch/error.h"
 
-namespace ctorch::tracing {
+namespace ctorch::impl {
 namespace {
 
 constexpr int kMaxObservers = 4;
 std::array<std::atomic<TaskObserver*>, kMaxObservers> g_observers{};
 std::atomic<int> g_count{0};
 std::mutex g_mu;  // serializes add/remove
+std::atomic<DeviceTaskTimer*> g_timer{nullptr};
+constexpr int kMaxTimedRuntimes = 4;
+std::array<std::atomic<const DeviceRuntime*>, kMaxTimedRuntimes> g_timed_runtimes{};
 
 }  // namespace
 
@@ -80,4 +84,39 @@ std::function<void()> observe_task(const TaskInfo& info, std::function<void()> t
   };
 }
 
-}  // namespace ctorch::tracing
+void set_device_task_timer(DeviceTaskTimer* timer) noexcept { g_timer.store(timer, std::memory_order_release); }
+
+TimedDeviceTask::TimedDeviceTask(DeviceRuntime& runtime, Stream stream, TaskKind kind, const char* name) noexcept
+    : timer_(g_timer.load(std::memory_order_acquire)) {
+  if (timer_ != nullptr) token_ = timer_->begin(runtime, stream, kind, name);
+}
+
+TimedDeviceTask::~TimedDeviceTask() {
+  if (timer_ != nullptr && token_ != 0) timer_->end(token_);
+}
+
+void set_tasks_timed_by_events(const DeviceRuntime* runtime, bool on) noexcept {
+  std::lock_guard<std::mutex> lock(g_mu);
+  for (auto& slot : g_timed_runtimes) {
+    if (slot.load(std::memory_order_relaxed) == runtime) {
+      if (!on) slot.store(nullptr, std::memory_order_release);
+      return;
+    }
+  }
+  if (!on) return;
+  for (auto& slot : g_timed_runtimes) {
+    if (slot.load(std::memory_order_relaxed) == nullptr) {
+      slot.store(runtime, std::memory_order_release);
+      return;
+    }
+  }
+}
+
+bool tasks_timed_by_events(const DeviceRuntime* runtime) noexcept {
+  for (const auto& slot : g_timed_runtimes) {
+    if (slot.load(std::memory_order_acquire) == runtime) return true;
+  }
+  return false;
+}
+
+}  // namespace ctorch::impl

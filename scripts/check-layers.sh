@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# Fails when an #include in src/ runs upward between the layers (README "Layout", DESIGN.md):
+#   core < runtime < memory < tensor < kernels < ops < backends < frontend (random, cuda)
+# A file in src/<layer>/ may include "<other>/..." only when <other> is its own layer or lower.
+# Observers (sanitizer, trace) may include any layer below the frontend; only the cuda/ frontend,
+# which exposes their public API, may include them. src/backends is exempt for now: its
+# violations are printed but do not fail the check.
+# Usage: scripts/check-layers.sh
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+grep -rnoE '^[[:space:]]*#[[:space:]]*include[[:space:]]+"[a-z_]+/' src |
+  awk -F: '
+    function rank(l) {
+      if (l == "core") return 0;
+      if (l == "runtime") return 1;
+      if (l == "memory") return 2;
+      if (l == "tensor") return 3;
+      if (l == "kernels") return 4;
+      if (l == "ops") return 5;
+      if (l == "backends") return 6;
+      if (l == "sanitizer" || l == "trace") return 7;
+      if (l == "random" || l == "cuda") return 8;
+      return -1;
+    }
+    function allowed(from, to) {
+      if (rank(to) < 0 || from == to) return 1;
+      if (rank(to) == 7) return from == "cuda";          # observers: included by the cuda frontend only
+      if (rank(from) == 7) return rank(to) < 7;          # observers see everything below the frontend
+      return rank(to) <= rank(from);
+    }
+    {
+      file = $1; line = $2; text = $3;
+      split(file, parts, "/"); from = parts[2];
+      to = text; sub(/.*"/, "", to); sub(/\/$/, "", to);
+      if (rank(from) < 0 || allowed(from, to)) next;
+      msg = file ":" line ": " from " includes " to "/";
+      if (from == "backends") exempt[++ne] = msg; else bad[++nb] = msg;
+    }
+    END {
+      for (i = 1; i <= nb; ++i) print "upward include: " bad[i];
+      if (ne > 0) print "src/backends (exempt for now, " ne " upward includes):";
+      for (i = 1; i <= ne; ++i) print "  " exempt[i];
+      if (nb > 0) { print nb " upward include(s) outside src/backends"; exit 1 }
+      print "layers ok: no upward include outside src/backends";
+    }'
