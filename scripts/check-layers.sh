@@ -3,8 +3,7 @@
 #   core < runtime < memory < tensor < kernels < ops < backends < frontend (random, cuda)
 # A file in src/<layer>/ may include "<other>/..." only when <other> is its own layer or lower.
 # Observers (sanitizer, trace) may include any layer below the frontend; only the cuda/ frontend,
-# which exposes their public API, may include them. src/backends is exempt for now: its
-# violations are printed but do not fail the check.
+# which exposes their public API, may include them.
 # Usage: scripts/check-layers.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -35,12 +34,10 @@ grep -rnoE '^[[:space:]]*#[[:space:]]*include[[:space:]]+"[a-z_]+/' src |
       to = text; sub(/.*"/, "", to); sub(/\/$/, "", to);
       if (rank(from) < 0 || allowed(from, to)) next;
       msg = file ":" line ": " from " includes " to "/";
-      if (from == "backends") exempt[++ne] = msg; else bad[++nb] = msg;
+      bad[++nb] = msg;
     }
     END {
       for (i = 1; i <= nb; ++i) print "upward include: " bad[i];
-      if (ne > 0) print "src/backends (exempt for now, " ne " upward includes):";
-      for (i = 1; i <= ne; ++i) print "  " exempt[i];
-      if (nb > 0) { print nb " upward include(s) outside src/backends"; exit 1 }
-      print "layers ok: no upward include outside src/backends";
+      if (nb > 0) { print nb " upward include(s)"; exit 1 }
+      print "layers ok: no upward include in src/";
     }'

@@ -520,18 +520,8 @@ Tensor& unary_op_(UnaryOp op, Tensor& t, bool to_float, const OpArgs& args) {
   return t;
 }
 
-const char* op_name(BinaryOp op) {
-  static const char* names[] = {"add", "sub", "mul", "div", "div_trunc", "div_floor", "remainder",
-                                "pow", "maximum", "minimum", "eq", "ne", "lt", "le", "gt", "ge",
-                                "logical_and", "logical_or", "logical_xor"};
-  return names[static_cast<int>(op)];
-}
+const char* op_name(BinaryOp op) { return kernels::name_of(op); }
 
-const char* op_name(UnaryOp op) {
-  static const char* names[] = {"neg", "abs", "exp", "log", "sqrt", "rsqrt", "sin", "cos", "tanh",
-                                "sigmoid", "relu", "floor", "ceil", "round", "sign", "logical_not",
-                                "clamp", "identity"};
-  return names[static_cast<int>(op)];
-}
+const char* op_name(UnaryOp op) { return kernels::name_of(op); }
 
 }  // namespace ctorch::ops

@@ -1,8 +1,8 @@
 // DeviceRuntime: the one seam where backends (cpu, emulated cuda, real cuda) differ on the host.
 //
-// Every method is pure and has a one-line contract. Optional features (graph capture, IPC, peer
-// access) are separate interfaces advertised in RuntimeCapabilities, never methods that throw
-// "not supported". Kernel launch is not here: launchers are templates per backend.
+// Every method is pure and has a one-line contract. Optional features (IPC, peer access) are
+// separate small interfaces a runtime also implements (found by dynamic_cast), never methods that
+// throw "not supported". Kernel launch is not here: launchers are templates per backend.
 #pragma once
 
 #include <array>
@@ -24,14 +24,6 @@ struct EventFlags {
   bool enable_timing = false;
   bool blocking = false;
   bool interprocess = false;
-};
-
-/// What a runtime can do beyond the required methods. Unused: goes with capabilities() (issue 12).
-struct RuntimeCapabilities {
-  bool async_streams = false;   // work on streams runs asynchronously to the host
-  bool peer_access = false;     // devices may read each other's memory
-  bool graph_capture = false;   // supports CUDA-graph capture
-  bool pinned_memory = false;   // page-locked host memory is available
 };
 
 /// Properties of one device (the fields torch.cuda.get_device_properties exposes).
@@ -64,9 +56,6 @@ class DeviceRuntime {
   virtual int device_count() const noexcept = 0;
   /// Properties of `index`; throws for an invalid index.
   virtual DeviceProperties properties(DeviceIndex index) const = 0;
-  /// Unused (nothing calls it): optional features are the small interfaces below. No longer pure,
-  /// so runtimes need not define it; it is deleted with the backends' definitions (issue 12).
-  virtual RuntimeCapabilities capabilities() const noexcept { return {}; }
 
   // current device (thread-local)
   /// The calling thread's current device index.
@@ -118,7 +107,7 @@ class DeviceRuntime {
   virtual void memory_info(DeviceIndex index, size_t* free_bytes, size_t* total_bytes) = 0;
 };
 
-/// Optional interface of runtimes with RuntimeCapabilities::peer_access.
+/// Optional interface of runtimes whose devices may access each other's memory.
 class PeerAccess {
  public:
   virtual ~PeerAccess() = default;

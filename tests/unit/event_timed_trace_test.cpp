@@ -14,7 +14,6 @@
 #include "device/stream_test_util.h"
 #include "ops/kernel_table.h"
 #include "runtime/device_runtime.h"
-#include "trace/event_timed_kernels.h"
 #include "trace/event_timed_task.h"
 #include "runtime/task_hooks.h"
 #include "unit/json_lite.h"
@@ -116,46 +115,6 @@ TEST(EventTimedTaskTest, TimedDeviceTaskIsTimedWhileTracing) {
   ASSERT_EQ(spans(trace, "traced memset", true).size(), 1u);
   EXPECT_EQ(spans(trace, "traced memset", true)[0]["cat"].string(), "memset");
   EXPECT_NO_THROW(use_emulated_devices(2));
-}
-
-const ops::KernelTable* g_untimed = nullptr;
-const ops::KernelTable& untimed() { return *g_untimed; }
-
-// Serves the emulated table through event_timed_kernels while alive, as the real backend does.
-struct TimedEmulatedKernels {
-  impl::DeviceRuntime& rt = impl::require_runtime(DeviceType::CUDA);
-  TimedEmulatedKernels() {
-    g_untimed = &ops::kernels_for(Device(DeviceType::CUDA, 0));
-    ops::register_kernels(&rt, &tracing::event_timed_kernels<&untimed>());
-  }
-  ~TimedEmulatedKernels() { ops::register_kernels(&rt, g_untimed); }
-};
-
-TEST(EventTimedTaskTest, TimedKernelTableNamesOpsAndComputesTheSameResults) {
-  use_emulated_devices(1);
-  TimedEmulatedKernels timed_table;
-  const TensorOptions cuda0 = TensorOptions().device("cuda:0");
-  Tensor a = arange(6, cuda0).to(kFloat);  // before tracing: untraced
-  cuda::synchronize(0);
-  cuda::trace::start();
-  Tensor b = a.mul(3.0).exp();
-  Tensor c = b.sum();
-  const double value = c.item<double>();
-  cuda::trace::stop();
-  double expected = 0;
-  for (int i = 0; i < 6; ++i) expected += std::exp(3.0 * i);
-  EXPECT_NEAR(value, expected, expected * 1e-6);
-  const std::string trace = cuda::trace::json();
-  for (const char* name : {"mul", "exp", "reduce"}) {
-    const std::vector<json::Value> timed = spans(trace, name, true), hooked = spans(trace, name, false);
-    ASSERT_EQ(timed.size(), 1u) << name << " in " << trace;
-    ASSERT_EQ(hooked.size(), 1u) << name;
-    EXPECT_EQ(timed[0]["tid"].number(), hooked[0]["tid"].number()) << name;
-    EXPECT_NEAR(timed[0]["ts"].number(), hooked[0]["ts"].number(), 25e3) << name;
-  }
-  // Timed kernels on one stream follow each other as the stream ran them.
-  EXPECT_LE(spans(trace, "mul", true)[0]["ts"].number(), spans(trace, "exp", true)[0]["ts"].number());
-  EXPECT_LE(spans(trace, "exp", true)[0]["ts"].number(), spans(trace, "reduce", true)[0]["ts"].number());
 }
 
 // The op boundary's path (trace/op_timing.h): kernels ops launch on a runtime marked with

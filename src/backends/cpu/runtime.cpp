@@ -33,7 +33,6 @@ class CpuRuntime final : public impl::DeviceRuntime {
     p.total_memory = pages > 0 && page > 0 ? static_cast<size_t>(pages) * static_cast<size_t>(page) : 0;
     return p;
   }
-  impl::RuntimeCapabilities capabilities() const noexcept override { return {}; }
   DeviceIndex current_device() const override { return 0; }
   void set_current_device(DeviceIndex index) override { check_index(index); }
 

@@ -1,13 +1,11 @@
-// The CUDA backend's kernel table: one entry per op family, each defined in its .cu file, served
-// timed by events while the tracer records (trace/event_timed_kernels.h).
+// The CUDA backend's kernel table: one entry per op family, each defined in its .cu file. While the
+// tracer records, it times these kernels by events at the op boundary (trace/op_timing.h): the
+// runtime marks itself with impl::set_tasks_timed_by_events.
 #include "backends/cuda/kernels.h"
 
-#include "trace/event_timed_kernels.h"
-
 namespace ctorch::backends::cuda {
-namespace {
 
-const ops::KernelTable& untimed_kernels() {
+const ops::KernelTable& kernels() {
   static const ops::KernelTable table{
       .unary = unary,
       .binary = binary,
@@ -21,9 +19,5 @@ const ops::KernelTable& untimed_kernels() {
   };
   return table;
 }
-
-}  // namespace
-
-const ops::KernelTable& kernels() { return tracing::event_timed_kernels<&untimed_kernels>(); }
 
 }  // namespace ctorch::backends::cuda

@@ -43,7 +43,7 @@
 #include "ctorch/error.h"
 #include "memory/allocator_config.h"
 #include "ops/kernel_table.h"
-#include "trace/event_timed_task.h"
+#include "runtime/task_hooks.h"
 
 namespace ctorch::backends::cuda {
 namespace {
@@ -182,15 +182,6 @@ class CudaRuntime final : public impl::DeviceRuntime,
       out.pci_domain_id = p.pciDomainID;
     });
     return d.properties;
-  }
-
-  impl::RuntimeCapabilities capabilities() const noexcept override {
-    impl::RuntimeCapabilities c;
-    c.async_streams = true;
-    c.peer_access = true;
-    c.graph_capture = false;
-    c.pinned_memory = true;
-    return c;
   }
 
   // current device
@@ -386,7 +377,7 @@ class CudaRuntime final : public impl::DeviceRuntime,
     check_stream(s);
     ScopedDevice guard(s.device().index());
     const cudaStream_t stream = native_stream(s);
-    tracing::EventTimedTask timed(*this, s, tracing::TaskKind::Copy, "copy_async");
+    impl::TimedDeviceTask timed(*this, s, impl::TaskKind::Copy, "copy_async");
     if (dst_index >= 0 && src_index >= 0 && dst_index != src_index) {
       CTORCH_CUDA_CHECK(cudaMemcpyPeerAsync(dst, dst_index, src, src_index, bytes, stream));
     } else {
@@ -398,7 +389,7 @@ class CudaRuntime final : public impl::DeviceRuntime,
     if (bytes == 0) return;
     check_stream(s);
     ScopedDevice guard(s.device().index());
-    tracing::EventTimedTask timed(*this, s, tracing::TaskKind::Memset, "memset_async");
+    impl::TimedDeviceTask timed(*this, s, impl::TaskKind::Memset, "memset_async");
     CTORCH_CUDA_CHECK(cudaMemsetAsync(dst, value, bytes, native_stream(s)));
   }
 
@@ -474,6 +465,7 @@ impl::DeviceRuntime* create_runtime() {
   }
   static CudaRuntime* runtime = new CudaRuntime();  // leaked: tensors may be freed during static destruction
   ops::register_kernels(runtime, &kernels());
+  impl::set_tasks_timed_by_events(runtime, true);  // the tracer times its kernels by events (trace/op_timing.h)
   g_active.store(runtime, std::memory_order_release);
   return runtime;
 }

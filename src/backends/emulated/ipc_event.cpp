@@ -298,7 +298,7 @@ void EmulatedRuntime::ipc_record(const std::shared_ptr<IpcEventMapping>& m, Stre
         std::string msg;
         m->complete(seq, w->sticky_error(&msg));
       },
-      "record_event (interprocess)", /*always_run=*/true, tracing::TaskKind::RecordEvent);
+      "record_event (interprocess)", /*always_run=*/true, impl::TaskKind::RecordEvent);
 }
 
 void EmulatedRuntime::ipc_wait(Stream s, const std::shared_ptr<IpcEventMapping>& m) {
@@ -307,7 +307,7 @@ void EmulatedRuntime::ipc_wait(Stream s, const std::shared_ptr<IpcEventMapping>&
   if (seq == 0 || m->status(seq) == IpcEventMapping::Status::kDone) return;
   enqueue_internal(
       s, [m, seq] { m->wait(seq); }, std::string("wait_event on the interprocess event ") + m->name(), false,
-      tracing::TaskKind::WaitEvent);
+      impl::TaskKind::WaitEvent);
 }
 
 }  // namespace ctorch::backends::emulated

@@ -255,10 +255,6 @@ int EmulatedRuntime::device_count() const noexcept {
 
 impl::DeviceProperties EmulatedRuntime::properties(DeviceIndex index) const { return device(index).props; }
 
-impl::RuntimeCapabilities EmulatedRuntime::capabilities() const noexcept {
-  return {.async_streams = true, .peer_access = true, .graph_capture = false, .pinned_memory = true};
-}
-
 DeviceIndex EmulatedRuntime::current_device() const {
   Topology& t = topology();
   CTORCH_CHECK_DEVICE(!t.devices.empty(), "No CUDA GPUs are available");
@@ -341,16 +337,16 @@ StreamWorker& EmulatedRuntime::worker(Stream s) const {
 }
 
 void EmulatedRuntime::enqueue(Stream s, std::function<void()> task, const char* site) {
-  enqueue_internal(s, std::move(task), site ? site : "(unknown site)", false, tracing::TaskKind::Kernel);
+  enqueue_internal(s, std::move(task), site ? site : "(unknown site)", false, impl::TaskKind::Kernel);
 }
 
 uint64_t EmulatedRuntime::enqueue_internal(Stream s, std::function<void()> task, std::string site, bool always_run,
-                                           tracing::TaskKind kind) {
+                                           impl::TaskKind kind) {
   CTORCH_CHECK(s.device().is_cuda(), "expected a cuda stream, got ", s);
   DeviceState& dev = device(s.device().index(), /*stream_api=*/true);
   const int slot = slot_of(dev, s);
   StreamWorker& w = get_or_create(dev, slot);
-  task = tracing::observe_task(tracing::TaskInfo{s, kind, site.c_str()}, std::move(task));
+  task = impl::observe_task(impl::TaskInfo{s, kind, site.c_str()}, std::move(task));
   if (!is_legacy_slot(slot)) return w.enqueue(std::move(task), std::move(site), always_run);
   // Legacy default stream semantics (see Note [Emulated runtime]).
   std::lock_guard<std::mutex> lock(dev.legacy_mu);
@@ -359,7 +355,7 @@ uint64_t EmulatedRuntime::enqueue_internal(Stream s, std::function<void()> task,
     const Ticket t = other->submitted();
     if (other->done(t)) return;
     std::string what = "implicit synchronization with " + other->label();
-    w.enqueue(tracing::observe_task(tracing::TaskInfo{s, tracing::TaskKind::Synchronize, what.c_str()}, wait_task(other, t)),
+    w.enqueue(impl::observe_task(impl::TaskInfo{s, impl::TaskKind::Synchronize, what.c_str()}, wait_task(other, t)),
               std::move(what));
   };
   if (slot == 0) {
@@ -453,7 +449,7 @@ void EmulatedRuntime::record_event(impl::EventHandle e, Stream s) {
           rec->error = std::move(msg);
         }
       },
-      "record_event", /*always_run=*/true, tracing::TaskKind::RecordEvent);
+      "record_event", /*always_run=*/true, impl::TaskKind::RecordEvent);
   std::lock_guard<std::mutex> lock(ev->mu);
   ev->record = std::move(rec);
 }
@@ -478,7 +474,7 @@ void EmulatedRuntime::wait_event(Stream s, impl::EventHandle e) {
         rec->worker->wait(rec->ticket);
         if (rec->failed) throw Error(rec->error);
       },
-      "wait_event on an event recorded on " + rec->worker->label(), false, tracing::TaskKind::WaitEvent);
+      "wait_event on an event recorded on " + rec->worker->label(), false, impl::TaskKind::WaitEvent);
 }
 
 bool EmulatedRuntime::query_event(impl::EventHandle e) {
@@ -670,7 +666,7 @@ void EmulatedRuntime::copy_async(void* dst, DeviceIndex dst_index, const void* s
   };
   CTORCH_CHECK(!dst_pageable || StreamWorker::current() != &w, "emulated copy_async to pageable host memory on ",
                w.label(), " from a task running on it would wait for itself");
-  const Ticket t = enqueue_internal(s, std::move(task), "copy_async", false, tracing::TaskKind::Copy);
+  const Ticket t = enqueue_internal(s, std::move(task), "copy_async", false, impl::TaskKind::Copy);
   if (dst_pageable) {
     // cudaMemcpyAsync to pageable memory returns once the copy has completed.
     w.wait(t);
@@ -689,7 +685,7 @@ void EmulatedRuntime::memset_async(void* dst, int value, size_t bytes, Stream s)
   (void)endpoint(dst, owner, bytes, exec, "memset_async", "dst");
   enqueue_internal(
       s, [this, dst, value, bytes, exec] { std::memset(translate(dst, bytes, exec), value, bytes); }, "memset_async",
-      false, tracing::TaskKind::Memset);
+      false, impl::TaskKind::Memset);
 }
 
 // ---------------------------------------------------------------------------------------------

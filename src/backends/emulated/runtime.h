@@ -46,7 +46,7 @@
 
 #include "ctorch/emulation.h"
 #include "runtime/device_runtime.h"
-#include "trace/hooks.h"
+#include "runtime/task_hooks.h"
 
 namespace ctorch::backends::emulated {
 
@@ -84,7 +84,6 @@ class EmulatedRuntime final : public impl::DeviceRuntime,
   DeviceType type() const noexcept override { return DeviceType::CUDA; }
   int device_count() const noexcept override;
   impl::DeviceProperties properties(DeviceIndex index) const override;
-  impl::RuntimeCapabilities capabilities() const noexcept override;
   DeviceIndex current_device() const override;
   void set_current_device(DeviceIndex index) override;
   Stream create_stream(DeviceIndex index, int priority) override;
@@ -177,9 +176,9 @@ class EmulatedRuntime final : public impl::DeviceRuntime,
   DeviceState& device(DeviceIndex index, bool stream_api = false) const;
   StreamWorker& worker(Stream s) const;
   EmulatedEvent* event(impl::EventHandle e) const;
-  // Every task queued on an emulated stream passes here (and through tracing::observe_task).
+  // Every task queued on an emulated stream passes here (and through impl::observe_task).
   uint64_t enqueue_internal(Stream s, std::function<void()> task, std::string site, bool always_run,
-                            tracing::TaskKind kind);
+                            impl::TaskKind kind);
   // record_event / wait_event of interprocess events (ipc_event.cpp).
   void ipc_record(const std::shared_ptr<IpcEventMapping>& m, Stream s);
   void ipc_wait(Stream s, const std::shared_ptr<IpcEventMapping>& m);

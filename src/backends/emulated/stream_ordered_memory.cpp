@@ -188,7 +188,7 @@ void* EmulatedRuntime::allocate_async(DeviceIndex index, size_t bytes, Stream s)
     try {
       enqueue_internal(
           s, [freer, t] { freer->wait(t); }, "allocate_async: wait for a pending free on " + freer->label(), false,
-          tracing::TaskKind::WaitEvent);
+          impl::TaskKind::WaitEvent);
     } catch (...) {
       dev.pool->undo_allocate(g.ptr, g.wait_for);
       throw;
@@ -207,7 +207,7 @@ void EmulatedRuntime::free_async(DeviceIndex index, void* ptr, Stream s) {
   try {
     // A marker only: the free writes nothing (as on a GPU), so a stream still reading the block
     // without record_stream sees its old data rather than a host data race with a poison fill.
-    t = enqueue_internal(s, [] {}, "free_async", /*always_run=*/true, tracing::TaskKind::RecordEvent);
+    t = enqueue_internal(s, [] {}, "free_async", /*always_run=*/true, impl::TaskKind::RecordEvent);
   } catch (...) {
     dev.pool->abort_free(ptr);
     throw;
