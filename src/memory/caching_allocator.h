@@ -48,6 +48,7 @@
 #include "memory/allocator_config.h"
 #include "memory/allocator_stats.h"
 #include "memory/frames.h"
+#include "memory/raw_backend.h"
 
 namespace ctorch::memory {
 
@@ -65,29 +66,6 @@ inline constexpr size_t kLargeBuffer = size_t{20} << 20;
 inline constexpr size_t kRoundLarge = size_t{2} << 20;
 /// Requests of this size or more fail at once ("more than 1EB").
 inline constexpr size_t kOneExaByte = size_t{1} << 60;
-
-/// The raw device operations the policy needs (one device). Implemented over a DeviceRuntime
-/// for real use and by a mock in the unit tests.
-class RawBackend {
- public:
-  virtual ~RawBackend() = default;
-  /// `bytes` of new device memory, or null when the device is out of memory (other errors throw).
-  virtual void* allocate(size_t bytes) = 0;
-  /// Returns memory from allocate(); must not throw.
-  virtual void deallocate(void* ptr) noexcept = 0;
-  /// A new event on device `index` (timing disabled).
-  virtual void* create_event(DeviceIndex index) = 0;
-  /// Destroys an event; must not throw.
-  virtual void destroy_event(void* event) noexcept = 0;
-  /// Captures the work queued on `s` so far.
-  virtual void record_event(void* event, Stream s) = 0;
-  /// True when the captured work has finished.
-  virtual bool query_event(void* event) = 0;
-  /// Blocks until the captured work has finished.
-  virtual void synchronize_event(void* event) = 0;
-  /// Free and total bytes of the device (cudaMemGetInfo).
-  virtual void memory_info(size_t* free_bytes, size_t* total_bytes) = 0;
-};
 
 /// The optional virtual-memory capability of a RawBackend (found by dynamic_cast), used by
 /// expandable segments. Implemented over impl::VirtualMemory for real use and by the unit tests' mock.

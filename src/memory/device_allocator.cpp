@@ -19,9 +19,9 @@ namespace {
 // Forwards the policy's raw operations to one device of a DeviceRuntime, and the virtual-memory
 // ones to its impl::VirtualMemory (reserve gives null when the runtime has none: the allocator then
 // uses fixed segments).
-class RuntimeBackend final : public RawBackend, public VirtualMemoryBackend {
+class RuntimeBackend final : public RuntimeEvents, public VirtualMemoryBackend {
  public:
-  RuntimeBackend(impl::DeviceRuntime* rt, DeviceIndex index) : rt_(rt), index_(index) {}
+  RuntimeBackend(impl::DeviceRuntime* rt, DeviceIndex index) : RuntimeEvents(rt), index_(index) {}
 
   void* allocate(size_t bytes) override {
     try {
@@ -31,11 +31,6 @@ class RuntimeBackend final : public RawBackend, public VirtualMemoryBackend {
     }
   }
   void deallocate(void* ptr) noexcept override { rt()->raw_free(index_, ptr); }
-  void* create_event(DeviceIndex index) override { return rt()->create_event(index, impl::EventFlags{}); }
-  void destroy_event(void* event) noexcept override { rt()->destroy_event(event); }
-  void record_event(void* event, Stream s) override { rt()->record_event(event, s); }
-  bool query_event(void* event) override { return rt()->query_event(event); }
-  void synchronize_event(void* event) override { rt()->synchronize_event(event); }
   void memory_info(size_t* free_bytes, size_t* total_bytes) override {
     rt()->memory_info(index_, free_bytes, total_bytes);
   }
@@ -55,13 +50,7 @@ class RuntimeBackend final : public RawBackend, public VirtualMemoryBackend {
     if (impl::VirtualMemory* vm = impl::virtual_memory(*rt())) vm->release_address_range(index_, base);
   }
 
-  impl::DeviceRuntime* runtime() const { return rt_.load(std::memory_order_acquire); }
-  void rebind(impl::DeviceRuntime* rt) { rt_.store(rt, std::memory_order_release); }
-
  private:
-  impl::DeviceRuntime* rt() const { return rt_.load(std::memory_order_relaxed); }
-
-  std::atomic<impl::DeviceRuntime*> rt_;
   const DeviceIndex index_;
 };
 

@@ -26,28 +26,12 @@
 
 #include "ctorch/stream.h"
 #include "memory/allocator_stats.h"
+#include "memory/raw_backend.h"
 
 namespace ctorch::memory {
 
-/// Raw page-locked memory and the events the host cache needs.
-class HostBackend {
- public:
-  virtual ~HostBackend() = default;
-  /// `bytes` of page-locked host memory; throws OutOfMemoryError when there is none.
-  virtual void* allocate(size_t bytes) = 0;
-  /// Returns memory from allocate(); must not throw.
-  virtual void deallocate(void* ptr) noexcept = 0;
-  /// A new event on device `index` (timing disabled).
-  virtual void* create_event(DeviceIndex index) = 0;
-  /// Destroys an event; must not throw.
-  virtual void destroy_event(void* event) noexcept = 0;
-  /// Captures the work queued on `s` so far.
-  virtual void record_event(void* event, Stream s) = 0;
-  /// True when the captured work has finished.
-  virtual bool query_event(void* event) = 0;
-  /// Blocks until the captured work has finished.
-  virtual void synchronize_event(void* event) = 0;
-};
+/// Raw page-locked memory and the events the host cache needs (allocate throws OutOfMemoryError).
+using HostBackend = RawBackend;
 
 /// One cached pinned block.
 struct HostBlock {

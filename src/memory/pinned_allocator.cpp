@@ -10,24 +10,12 @@
 namespace ctorch::memory {
 namespace {
 
-// Forwards to the CUDA runtime the cache was created (or last rebound) for.
-class RuntimeHostBackend final : public HostBackend {
+// Page-locked memory of the CUDA runtime the cache was created (or last rebound) for.
+class RuntimeHostBackend final : public RuntimeEvents {
  public:
-  explicit RuntimeHostBackend(impl::DeviceRuntime* rt) : rt_(rt) {}
+  explicit RuntimeHostBackend(impl::DeviceRuntime* rt) : RuntimeEvents(rt) {}
   void* allocate(size_t bytes) override { return rt()->pinned_allocate(bytes); }
   void deallocate(void* ptr) noexcept override { rt()->pinned_free(ptr); }
-  void* create_event(DeviceIndex index) override { return rt()->create_event(index, impl::EventFlags{}); }
-  void destroy_event(void* event) noexcept override { rt()->destroy_event(event); }
-  void record_event(void* event, Stream s) override { rt()->record_event(event, s); }
-  bool query_event(void* event) override { return rt()->query_event(event); }
-  void synchronize_event(void* event) override { rt()->synchronize_event(event); }
-
-  impl::DeviceRuntime* runtime() const { return rt_.load(std::memory_order_acquire); }
-  void rebind(impl::DeviceRuntime* rt) { rt_.store(rt, std::memory_order_release); }
-
- private:
-  impl::DeviceRuntime* rt() const { return rt_.load(std::memory_order_relaxed); }
-  std::atomic<impl::DeviceRuntime*> rt_;
 };
 
 struct HostSlot {
