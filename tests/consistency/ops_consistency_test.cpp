@@ -282,7 +282,8 @@ TEST_P(Consistency, GpuPathReductionsOverDtypesAndBothPlans) {
       {"sum", [](const Tensor& t) { return t.sum(); }},
       {"sum_rows", [](const Tensor& t) { return t.sum(IntArrayRef{-1}); }},
       {"sum_across_rows", [](const Tensor& t) { return t.sum(IntArrayRef{0}); }},
-      {"prod_rows", [](const Tensor& t) { return t.prod(-1); }},
+      // Factors in [-1, 1]: an integer product of thousands of factors would overflow (UB, known_bugs.h).
+      {"prod_rows", [](const Tensor& t) { return t.clamp(-1, 1).prod(-1); }},
       {"amax_across_rows", [](const Tensor& t) { return std::get<0>(t.max(0)); }},
       {"argmax_rows", [](const Tensor& t) { return t.argmax(-1); }},
       {"argmin_across_rows", [](const Tensor& t) { return t.argmin(0); }},
