@@ -38,6 +38,12 @@
 #include "kernels/reduce_functors.h"
 #include "ops/kernel_table.h"
 
+// Hidden in libctorch: these templates are instantiated per op and dtype, and exporting each
+// instantiation would add thousands of dynamic symbols for the loader to resolve at startup.
+#ifndef __CUDACC__
+#pragma GCC visibility push(hidden)
+#endif
+
 namespace ctorch::backends {
 
 /// Whose rounding a launcher reproduces where PyTorch's cpu and CUDA kernels differ.
@@ -499,3 +505,7 @@ const ops::KernelTable& make_kernel_table() {
 }
 
 }  // namespace ctorch::backends
+
+#ifndef __CUDACC__
+#pragma GCC visibility pop
+#endif

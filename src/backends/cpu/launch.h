@@ -19,6 +19,12 @@
 #include "kernels/elementwise_plan.h"
 #include "kernels/random_functors.h"
 
+// Hidden in libctorch: these templates are instantiated per op and dtype, and exporting each
+// instantiation would add thousands of dynamic symbols for the loader to resolve at startup.
+#ifndef __CUDACC__
+#pragma GCC visibility push(hidden)
+#endif
+
 namespace ctorch::backends::cpu {
 
 /// Elements per parallel chunk for elementwise loops.
@@ -180,3 +186,7 @@ struct CpuLauncher {
 };
 
 }  // namespace ctorch::backends::cpu
+
+#ifndef __CUDACC__
+#pragma GCC visibility pop
+#endif

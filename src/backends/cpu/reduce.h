@@ -25,6 +25,12 @@
 #include "kernels/reduce_functors.h"
 #include "kernels/reduce_plan.h"
 
+// Hidden in libctorch: these templates are instantiated per op and dtype, and exporting each
+// instantiation would add thousands of dynamic symbols for the loader to resolve at startup.
+#ifndef __CUDACC__
+#pragma GCC visibility push(hidden)
+#endif
+
 namespace ctorch::backends::cpu {
 
 namespace reduce_detail {
@@ -580,3 +586,7 @@ void run_softmax(const kernels::SoftmaxPlan& plan, char* const* data) {
 }
 
 }  // namespace ctorch::backends::cpu
+
+#ifndef __CUDACC__
+#pragma GCC visibility pop
+#endif

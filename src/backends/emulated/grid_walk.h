@@ -11,6 +11,12 @@
 #include "kernels/launch_config.h"
 #include "kernels/reduce_grid.h"
 
+// Hidden in libctorch: these templates are instantiated per op and dtype, and exporting each
+// instantiation would add thousands of dynamic symbols for the loader to resolve at startup.
+#ifndef __CUDACC__
+#pragma GCC visibility push(hidden)
+#endif
+
 namespace ctorch::backends::emulated {
 
 /// Calls visit(element) for every element of a grid-stride launch over [0, n) in
@@ -60,3 +66,7 @@ void block_tree(Acc* shared, uint32_t block, const Combine& combine) {
 }
 
 }  // namespace ctorch::backends::emulated
+
+#ifndef __CUDACC__
+#pragma GCC visibility pop
+#endif

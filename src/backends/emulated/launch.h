@@ -33,6 +33,12 @@
 #include "kernels/gemm_math.h"
 #include "kernels/launch_config.h"
 
+// Hidden in libctorch: these templates are instantiated per op and dtype, and exporting each
+// instantiation would add thousands of dynamic symbols for the loader to resolve at startup.
+#ifndef __CUDACC__
+#pragma GCC visibility push(hidden)
+#endif
+
 namespace ctorch::backends::emulated {
 
 /// The launch limits of emulated device `index` (its multiprocessors and threads per SM).
@@ -144,3 +150,7 @@ struct EmulatedLauncher {
 };
 
 }  // namespace ctorch::backends::emulated
+
+#ifndef __CUDACC__
+#pragma GCC visibility pop
+#endif

@@ -9,6 +9,12 @@
 #include "backends/emulated/grid_walk.h"
 #include "kernels/reduce_grid.h"
 
+// Hidden in libctorch: these templates are instantiated per op and dtype, and exporting each
+// instantiation would add thousands of dynamic symbols for the loader to resolve at startup.
+#ifndef __CUDACC__
+#pragma GCC visibility push(hidden)
+#endif
+
 namespace ctorch::backends::emulated {
 
 /// Note [Reduction grid] walked on the host: a reduction as the CUDA kernels compute it.
@@ -54,3 +60,7 @@ void walk_softmax(const kernels::SoftmaxPlan& plan, const T* in, T* out, kernels
 }
 
 }  // namespace ctorch::backends::emulated
+
+#ifndef __CUDACC__
+#pragma GCC visibility pop
+#endif
