@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Fails when an #include in src/ runs upward between the layers (README "Layout", DESIGN.md):
 #   core < runtime < memory < tensor < kernels < ops < backends < frontend (random, cuda)
+#   < training frontends: autograd, data, serialize < nn, optim
 # A file in src/<layer>/ may include "<other>/..." only when <other> is its own layer or lower.
 # Observers (sanitizer, trace) may include any layer below the frontend; only the cuda/ frontend,
 # which exposes their public API, may include them.
@@ -20,11 +21,13 @@ grep -rnoE '^[[:space:]]*#[[:space:]]*include[[:space:]]+"[a-z_]+/' src |
       if (l == "backends") return 6;
       if (l == "sanitizer" || l == "trace") return 7;
       if (l == "random" || l == "cuda") return 8;
+      if (l == "autograd" || l == "data" || l == "serialize") return 9;
+      if (l == "nn" || l == "optim") return 10;
       return -1;
     }
     function allowed(from, to) {
       if (rank(to) < 0 || from == to) return 1;
-      if (rank(to) == 7) return from == "cuda";          # observers: included by the cuda frontend only
+      if (rank(to) == 7) return from == "cuda" || rank(from) > 8;  # observers: the cuda and training frontends
       if (rank(from) == 7) return rank(to) < 7;          # observers see everything below the frontend
       return rank(to) <= rank(from);
     }
