@@ -1,8 +1,11 @@
 // Tensor: a reference-counted handle to a TensorImpl, with torch.Tensor's methods.
 #pragma once
 
+#include <functional>
 #include <iosfwd>
+#include <memory>
 #include <optional>
+#include <type_traits>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -97,6 +100,44 @@ class Tensor {
   Tensor& requires_grad_(bool value = true);
   /// Same as requires_grad_(value).
   Tensor& set_requires_grad(bool value) { return requires_grad_(value); }
+
+  // ---- autograd (ctorch/autograd.h; defined in autograd/tensor_autograd.cpp) ------------------
+  /// The gradient accumulated by backward (undefined until one reaches this tensor).
+  const Tensor& grad() const;
+  /// The gradient slot, writable: `t.mutable_grad() = Tensor()` clears it (Python's `t.grad = None`).
+  Tensor& mutable_grad() const;
+  /// The node that produced this tensor; null for leaves.
+  const std::shared_ptr<autograd::Node>& grad_fn() const;
+  /// True for tensors not produced by a recorded op (every tensor that does not require grad, too).
+  bool is_leaf() const;
+  /// Which output of grad_fn this tensor is.
+  int64_t output_nr() const;
+  /// Makes backward keep this non-leaf tensor's gradient in grad().
+  void retain_grad() const;
+  /// True when retain_grad() was called (or for leaves that require grad).
+  bool retains_grad() const;
+  /// Computes the gradient of this tensor with respect to the graph leaves (torch.Tensor.backward).
+  void backward(const Tensor& gradient = Tensor(), std::optional<bool> retain_graph = std::nullopt,
+                bool create_graph = false, std::optional<std::vector<Tensor>> inputs = std::nullopt) const;
+  /// Registers a hook on this tensor's gradient: `Tensor(Tensor)` may replace it, `void(Tensor)`
+  /// only looks. Returns the key for remove_hook.
+  template <class F>
+  unsigned register_hook(F&& hook) const {
+    if constexpr (std::is_void_v<std::invoke_result_t<F&, const Tensor&>>) {
+      return add_grad_hook([h = std::forward<F>(hook)](const Tensor& g) {
+        h(g);
+        return Tensor();
+      });
+    } else {
+      return add_grad_hook(std::function<Tensor(const Tensor&)>(std::forward<F>(hook)));
+    }
+  }
+  /// Removes the hook registered under `key`.
+  void remove_hook(unsigned key) const;
+  /// Detaches this tensor from the graph in place: it becomes a leaf that does not require grad.
+  Tensor& detach_();
+  /// True when this tensor was made as a view while recording history (its base requires grad).
+  bool is_view() const;
   /// True when both handles refer to the same impl.
   bool is_same(const Tensor& o) const { return impl_ == o.impl_; }
   /// Number of handles sharing the impl.
@@ -396,6 +437,8 @@ class Tensor {
   Tensor& operator/=(const Scalar& o) { return div_(o); }
 
  private:
+  unsigned add_grad_hook(std::function<Tensor(const Tensor&)> hook) const;
+
   IntrusivePtr<TensorImpl> impl_;
 };
 

@@ -11,6 +11,7 @@ namespace ctorch {
 
 namespace autograd {
 struct AutogradMeta;  // reverse-mode autograd state; defined by the autograd layer
+class Node;          // a backward function (ctorch/autograd_node.h)
 }
 
 /// Metadata of one tensor view. Views share the Storage (and its version counter).
@@ -47,6 +48,8 @@ class TensorImpl : public RefCounted {
   void set_requires_grad(bool v) { requires_grad_ = v; }
   /// Autograd state; null until the autograd layer attaches one.
   autograd::AutogradMeta* autograd_meta() const { return autograd_meta_.get(); }
+  /// The autograd state as a shared handle (hooks that must not outlive it hold it weakly).
+  const std::shared_ptr<autograd::AutogradMeta>& autograd_meta_handle() const { return autograd_meta_; }
   /// Attaches autograd state (owned by the tensor).
   void set_autograd_meta(std::shared_ptr<autograd::AutogradMeta> meta) { autograd_meta_ = std::move(meta); }
 

@@ -2,6 +2,7 @@
 #include "ctorch/factories.h"
 #include "ctorch/ops.h"
 #include "ops/elementwise.h"
+#include "ops/grad_hook.h"
 #include "ops/launch.h"
 
 namespace ctorch {
@@ -133,6 +134,10 @@ Tensor operator*(const Scalar& a, const Tensor& b) { return b.mul(a); }
 Tensor operator/(const Scalar& a, const Tensor& b) { return binary_op(BinaryOp::Div, b, a, ScalarOperand::Lhs); }
 
 Tensor where(const Tensor& condition, const Tensor& x, const Tensor& y) {
+  if (ops::needs_grad({&x, &y})) [[unlikely]] {
+    return ops::recorded(
+        ops::GradFn::Where, {&condition, &x, &y}, [&] { return where(condition, x, y); }, [](ops::GradArgs&) {});
+  }
   const Device device = ops::common_device({&condition, &x, &y});
   CTORCH_CHECK_TYPE(condition.dtype() == kBool || condition.dtype() == kUInt8,
                     "where expected condition to be a boolean tensor, but got a tensor with dtype ",

@@ -7,6 +7,7 @@
 #include "ctorch/factories.h"
 #include "ctorch/ops.h"
 #include "kernels/dispatch.h"
+#include "ops/grad_hook.h"
 #include "ops/launch.h"
 
 namespace ctorch::ops {
@@ -374,6 +375,14 @@ Tensor binary_op_cpu_scalar(BinaryOp op, const Tensor& t, const Tensor& scalar, 
 }  // namespace
 
 Tensor binary_op(BinaryOp op, const Tensor& a, const Tensor& b, const OpArgs& args) {
+  if (needs_grad({&a, &b})) [[unlikely]] {
+    return recorded(
+        GradFn::Binary, {&a, &b}, [&] { return binary_op(op, a, b, args); },
+        [&](GradArgs& g) {
+          g.binary = op;
+          g.alpha = args.alpha;
+        });
+  }
   if (is_cpu_scalar_beside(b, a)) return binary_op_cpu_scalar(op, a, b, ScalarOperand::Rhs, args);
   if (is_cpu_scalar_beside(a, b)) return binary_op_cpu_scalar(op, b, a, ScalarOperand::Lhs, args);
   Device device = common_device({&a, &b});
@@ -396,6 +405,16 @@ Tensor binary_op(BinaryOp op, const Tensor& a, const Tensor& b, const OpArgs& ar
 }
 
 Tensor binary_op(BinaryOp op, const Tensor& t, const Scalar& s, ScalarOperand side, const OpArgs& args) {
+  if (needs_grad({&t})) [[unlikely]] {
+    return recorded(
+        GradFn::Binary, {&t}, [&] { return binary_op(op, t, s, side, args); },
+        [&](GradArgs& g) {
+          g.binary = op;
+          g.side = side;
+          g.scalar = s;
+          g.alpha = args.alpha;
+        });
+  }
   check_sub(op, t.dtype(), s.is_bool() ? kBool : kInt64);
   const ScalarType common = compute_dtype(op, result_type(t, s));
   check_op_dtype(op, common);
@@ -434,6 +453,14 @@ void check_inplace(BinaryOp op, const Tensor& self, ScalarType common, IntArrayR
 }  // namespace
 
 Tensor& binary_op_(BinaryOp op, Tensor& self, const Tensor& b, const OpArgs& args) {
+  if (needs_grad({&self, &b})) [[unlikely]] {
+    return recorded_inplace(
+        GradFn::Binary, self, {&b}, [&] { binary_op_(op, self, b, args); },
+        [&](GradArgs& g) {
+          g.binary = op;
+          g.alpha = args.alpha;
+        });
+  }
   if (is_cpu_scalar_beside(b, self)) return binary_op_(op, self, b.item(), args);
   Device device = common_device({&self, &b});
   check_no_internal_overlap(self);
@@ -463,6 +490,16 @@ Tensor& binary_op_(BinaryOp op, Tensor& self, const Tensor& b, const OpArgs& arg
 }
 
 Tensor& binary_op_(BinaryOp op, Tensor& self, const Scalar& s, const OpArgs& args) {
+  if (needs_grad({&self})) [[unlikely]] {
+    return recorded_inplace(
+        GradFn::Binary, self, {}, [&] { binary_op_(op, self, s, args); },
+        [&](GradArgs& g) {
+          g.binary = op;
+          g.side = ScalarOperand::Rhs;
+          g.scalar = s;
+          g.alpha = args.alpha;
+        });
+  }
   check_no_internal_overlap(self);
   check_sub(op, self.dtype(), s.is_bool() ? kBool : kInt64);
   const ScalarType common = compute_dtype(op, result_type(self, s));
@@ -491,6 +528,15 @@ Tensor& binary_op_(BinaryOp op, Tensor& self, const Scalar& s, const OpArgs& arg
 }
 
 Tensor unary_op(UnaryOp op, const Tensor& t, bool to_float, const OpArgs& args) {
+  if (needs_grad({&t})) [[unlikely]] {
+    return recorded(
+        GradFn::Unary, {&t}, [&] { return unary_op(op, t, to_float, args); },
+        [&](GradArgs& g) {
+          g.unary = op;
+          g.lo = args.lo;
+          g.hi = args.hi;
+        });
+  }
   ScalarType dtype = t.dtype();
   if (to_float && is_integral(dtype, true)) dtype = get_default_dtype();
   const Tensor in = t.to(dtype);
@@ -504,6 +550,15 @@ Tensor unary_op(UnaryOp op, const Tensor& t, bool to_float, const OpArgs& args) 
 }
 
 Tensor& unary_op_(UnaryOp op, Tensor& t, bool to_float, const OpArgs& args) {
+  if (needs_grad({&t})) [[unlikely]] {
+    return recorded_inplace(
+        GradFn::Unary, t, {}, [&] { unary_op_(op, t, to_float, args); },
+        [&](GradArgs& g) {
+          g.unary = op;
+          g.lo = args.lo;
+          g.hi = args.hi;
+        });
+  }
   check_no_internal_overlap(t);
   if (to_float && is_integral(t.dtype(), true)) {
     CTORCH_CHECK(false, "result type ", scalar_type_cpp_name(get_default_dtype()),

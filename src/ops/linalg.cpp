@@ -17,6 +17,7 @@
 #include "ctorch/ops.h"
 #include "ops/elementwise.h"
 #include "ops/kernel_table.h"
+#include "ops/grad_hook.h"
 #include "ops/launch.h"
 
 namespace ctorch {
@@ -201,6 +202,9 @@ IntArrayRef batch_sizes(const Tensor& t) {
 }  // namespace
 
 Tensor Tensor::mm(const Tensor& mat2) const {
+  if (ops::needs_grad({this, &mat2})) [[unlikely]] {
+    return ops::recorded(ops::GradFn::Mm, {this, &mat2}, [&] { return mm(mat2); }, [](ops::GradArgs&) {});
+  }
   ops::common_device({this, &mat2});
   CTORCH_CHECK(dim() == 2, "self must be a matrix");
   CTORCH_CHECK(mat2.dim() == 2, "mat2 must be a matrix");
@@ -210,6 +214,9 @@ Tensor Tensor::mm(const Tensor& mat2) const {
 }
 
 Tensor Tensor::bmm(const Tensor& mat2) const {
+  if (ops::needs_grad({this, &mat2})) [[unlikely]] {
+    return ops::recorded(ops::GradFn::Bmm, {this, &mat2}, [&] { return bmm(mat2); }, [](ops::GradArgs&) {});
+  }
   ops::common_device({this, &mat2});
   CTORCH_CHECK(dim() == 3, "batch1 must be a 3D tensor");
   CTORCH_CHECK(mat2.dim() == 3, "batch2 must be a 3D tensor");
@@ -220,6 +227,14 @@ Tensor Tensor::bmm(const Tensor& mat2) const {
 }
 
 Tensor Tensor::addmm(const Tensor& mat1, const Tensor& mat2, const Scalar& beta, const Scalar& alpha) const {
+  if (ops::needs_grad({this, &mat1, &mat2})) [[unlikely]] {
+    return ops::recorded(
+        ops::GradFn::Addmm, {this, &mat1, &mat2}, [&] { return addmm(mat1, mat2, beta, alpha); },
+        [&](ops::GradArgs& g) {
+          g.scalar = beta;
+          g.alpha = alpha;
+        });
+  }
   ops::common_device({this, &mat1, &mat2});
   CTORCH_CHECK(dtype() == mat2.dtype(), "self and mat2 must have the same dtype");
   CTORCH_CHECK(mat1.dtype() == mat2.dtype(), "mat1 and mat2 must have the same dtype");
@@ -240,6 +255,9 @@ Tensor Tensor::matmul(const Tensor& other) const {
   const Tensor& t2 = other;
   ops::common_device({&t1, &t2});
   const int64_t d1 = t1.dim(), d2 = t2.dim();
+  if (!(d1 == 2 && d2 == 2) && ops::needs_grad({&t1, &t2})) [[unlikely]] {
+    return ops::recorded(ops::GradFn::Matmul, {&t1, &t2}, [&] { return matmul(other); }, [](ops::GradArgs&) {});
+  }
   CTORCH_CHECK(d1 != 0 && d2 != 0, "both arguments to matmul need to be at least 1D, but they are ", d1, "D and ",
                d2, "D");
   if (d1 == 1 && d2 == 1) {  // dot

@@ -11,6 +11,7 @@
 #include "kernels/reduce_functors.h"
 #include "kernels/reduce_plan.h"
 #include "ops/elementwise.h"
+#include "ops/grad_hook.h"
 #include "ops/kernel_table.h"
 #include "ops/launch.h"
 
@@ -311,14 +312,37 @@ using ops::all_dims;
 using ops::make_dim_mask;
 using ops::reduce;
 using kernels::ReduceOp;
+using ops::GradArgs;
+using ops::GradFn;
+
+namespace {
+
+// Records a reduction over `dims` (empty: all) when self requires grad (Note [Recording hook]).
+template <class Impl>
+Tensor reduction(GradFn fn, const Tensor& self, IntArrayRef dims, bool keepdim, Impl&& impl,
+                 double p = 2, int64_t correction = 1) {
+  if (!ops::needs_grad({&self})) [[likely]] return impl();
+  return ops::recorded(fn, {&self}, impl, [&](GradArgs& g) {
+    g.dims = ops::wrapped_dims(dims, self.dim());
+    g.keepdim = keepdim;
+    g.p = p;
+    g.correction = correction;
+  });
+}
+
+}  // namespace
 
 Tensor Tensor::sum(std::optional<ScalarType> dtype) const {
-  return ops::sum_or_prod(ReduceOp::Sum, *this, all_dims(), false, ops::sum_dtype(*this, dtype));
+  return reduction(GradFn::Sum, *this, {}, false, [&] {
+    return ops::sum_or_prod(ReduceOp::Sum, *this, all_dims(), false, ops::sum_dtype(*this, dtype));
+  });
 }
 
 Tensor Tensor::sum(IntArrayRef dim, bool keepdim, std::optional<ScalarType> dtype) const {
-  return ops::sum_or_prod(ReduceOp::Sum, *this, make_dim_mask(dim, this->dim()), keepdim,
-                          ops::sum_dtype(*this, dtype));
+  return reduction(GradFn::Sum, *this, dim, keepdim, [&] {
+    return ops::sum_or_prod(ReduceOp::Sum, *this, make_dim_mask(dim, this->dim()), keepdim,
+                            ops::sum_dtype(*this, dtype));
+  });
 }
 
 Tensor Tensor::mean(std::optional<ScalarType> dtype) const { return mean(IntArrayRef(), false, dtype); }
@@ -329,7 +353,9 @@ Tensor Tensor::mean(IntArrayRef dim, bool keepdim, std::optional<ScalarType> dty
                dtype ? "Optional" : "Input", " dtype must be either a floating point or complex dtype. Got: ",
                scalar_type_cpp_name(out));
   ops::require_reduce(device(), "mean");
-  return reduce(ReduceOp::Mean, this->to(out), make_dim_mask(dim, this->dim()), keepdim, out);
+  return reduction(GradFn::Mean, *this, dim, keepdim, [&] {
+    return reduce(ReduceOp::Mean, this->to(out), make_dim_mask(dim, this->dim()), keepdim, out);
+  });
 }
 
 Tensor Tensor::prod(std::optional<ScalarType> dtype) const {
@@ -342,16 +368,43 @@ Tensor Tensor::prod(int64_t dim, bool keepdim, std::optional<ScalarType> dtype) 
   return ops::sum_or_prod(ReduceOp::Prod, *this, mask, keepdim, ops::sum_dtype(*this, dtype));
 }
 
-Tensor Tensor::max() const { return ops::all_reduce_extreme(*this, ReduceOp::Max, "max"); }
-Tensor Tensor::min() const { return ops::all_reduce_extreme(*this, ReduceOp::Min, "min"); }
-
-std::tuple<Tensor, Tensor> Tensor::max(int64_t dim, bool keepdim) const {
-  return ops::extreme_with_indices(*this, dim, keepdim, ReduceOp::ArgMax, "max()");
+Tensor Tensor::max() const {
+  return reduction(GradFn::MaxAll, *this, {}, false,
+                   [&] { return ops::all_reduce_extreme(*this, ReduceOp::Max, "max"); });
+}
+Tensor Tensor::min() const {
+  return reduction(GradFn::MinAll, *this, {}, false,
+                   [&] { return ops::all_reduce_extreme(*this, ReduceOp::Min, "min"); });
 }
 
-std::tuple<Tensor, Tensor> Tensor::min(int64_t dim, bool keepdim) const {
-  return ops::extreme_with_indices(*this, dim, keepdim, ReduceOp::ArgMin, "min()");
+namespace {
+
+// max(dim) / min(dim): the values are recorded, with the indices saved for the backward.
+std::tuple<Tensor, Tensor> extreme_dim(const Tensor& self, int64_t dim, bool keepdim, bool is_max) {
+  const ReduceOp op = is_max ? ReduceOp::ArgMax : ReduceOp::ArgMin;
+  const char* name = is_max ? "max()" : "min()";
+  if (!ops::needs_grad({&self})) [[likely]] return ops::extreme_with_indices(self, dim, keepdim, op, name);
+  Tensor indices;
+  Tensor values = ops::recorded(
+      is_max ? GradFn::MaxDim : GradFn::MinDim, {&self},
+      [&] {
+        auto [v, i] = ops::extreme_with_indices(self, dim, keepdim, op, name);
+        indices = i;
+        return v;
+      },
+      [&](GradArgs& g) {
+        g.dim = ops::wrap_dim(dim, self.dim());
+        g.keepdim = keepdim;
+        g.indices = indices;
+      });
+  return {values, indices};
 }
+
+}  // namespace
+
+std::tuple<Tensor, Tensor> Tensor::max(int64_t dim, bool keepdim) const { return extreme_dim(*this, dim, keepdim, true); }
+
+std::tuple<Tensor, Tensor> Tensor::min(int64_t dim, bool keepdim) const { return extreme_dim(*this, dim, keepdim, false); }
 
 Tensor Tensor::argmax(std::optional<int64_t> dim, bool keepdim) const {
   return ops::arg_extreme(*this, dim, keepdim, ReduceOp::ArgMax, "argmax()", "argmax_cpu");
@@ -376,26 +429,39 @@ Tensor Tensor::any(int64_t dim, bool keepdim) const {
   return ops::all_any(ReduceOp::Any, *this, mask, keepdim);
 }
 
-Tensor Tensor::norm(const Scalar& p) const { return ops::norm_impl(*this, p, all_dims(), false, false); }
+Tensor Tensor::norm(const Scalar& p) const {
+  return reduction(GradFn::Norm, *this, {}, false, [&] { return ops::norm_impl(*this, p, all_dims(), false, false); },
+                   p.to_double());
+}
 
 Tensor Tensor::norm(const Scalar& p, IntArrayRef dim, bool keepdim) const {
-  return ops::norm_impl(*this, p, make_dim_mask(dim, this->dim()), !dim.empty(), keepdim);
+  return reduction(
+      GradFn::Norm, *this, dim, keepdim,
+      [&] { return ops::norm_impl(*this, p, make_dim_mask(dim, this->dim()), !dim.empty(), keepdim); }, p.to_double());
 }
 
 Tensor Tensor::var(OptionalIntArrayRef dim, int64_t correction, bool keepdim) const {
-  return ops::var_impl(*this, dim.opt(), correction, keepdim, false);
+  return reduction(GradFn::Var, *this, dim.opt().value_or(IntArrayRef()), keepdim,
+                   [&] { return ops::var_impl(*this, dim.opt(), correction, keepdim, false); }, 2, correction);
 }
 
 Tensor Tensor::std(OptionalIntArrayRef dim, int64_t correction, bool keepdim) const {
-  return ops::var_impl(*this, dim.opt(), correction, keepdim, true);
+  return reduction(GradFn::Std, *this, dim.opt().value_or(IntArrayRef()), keepdim,
+                   [&] { return ops::var_impl(*this, dim.opt(), correction, keepdim, true); }, 2, correction);
 }
 
 Tensor Tensor::softmax(int64_t dim, std::optional<ScalarType> dtype) const {
-  return ops::softmax_impl(*this, dim, dtype, false);
+  if (!ops::needs_grad({this})) [[likely]] return ops::softmax_impl(*this, dim, dtype, false);
+  return ops::recorded(
+      GradFn::Softmax, {this}, [&] { return ops::softmax_impl(*this, dim, dtype, false); },
+      [&](GradArgs& g) { g.dim = ops::wrap_dim(dim, this->dim()); });
 }
 
 Tensor Tensor::log_softmax(int64_t dim, std::optional<ScalarType> dtype) const {
-  return ops::softmax_impl(*this, dim, dtype, true);
+  if (!ops::needs_grad({this})) [[likely]] return ops::softmax_impl(*this, dim, dtype, true);
+  return ops::recorded(
+      GradFn::LogSoftmax, {this}, [&] { return ops::softmax_impl(*this, dim, dtype, true); },
+      [&](GradArgs& g) { g.dim = ops::wrap_dim(dim, this->dim()); });
 }
 
 // As PyTorch 1.13's cpu_equal: different dtypes compare in the promoted type.

@@ -4,6 +4,7 @@
 #include "ctorch/factories.h"
 #include "ctorch/ops.h"
 #include "ops/elementwise.h"
+#include "ops/grad_hook.h"
 
 namespace ctorch {
 namespace {
@@ -39,7 +40,23 @@ void check_cat_shape_except_dim(const Tensor& first, const Tensor& second, int64
 
 }  // namespace
 
+namespace {
+
+// Records cat or stack of `tensors` (every tensor an input).
+template <class Impl>
+Tensor recorded_list(ops::GradFn fn, const std::vector<Tensor>& tensors, int64_t dim, Impl&& impl) {
+  std::vector<const Tensor*> inputs;
+  inputs.reserve(tensors.size());
+  for (const Tensor& t : tensors) inputs.push_back(&t);
+  return ops::recorded(fn, ArrayRef<const Tensor*>(inputs), impl, [&](ops::GradArgs& g) { g.dim = dim; });
+}
+
+}  // namespace
+
 Tensor cat(const std::vector<Tensor>& tensors, int64_t dim) {
+  if (ops::needs_grad(tensors)) [[unlikely]] {
+    return recorded_list(ops::GradFn::Cat, tensors, dim, [&] { return cat(tensors, dim); });
+  }
   for (const Tensor& t : tensors) CTORCH_CHECK(t.defined(), "torch.cat(): expected defined Tensors");
   check_cat_devices(tensors);
   for (size_t i = 0; i < tensors.size(); ++i) {
@@ -90,6 +107,9 @@ Tensor cat(const std::vector<Tensor>& tensors, int64_t dim) {
 }
 
 Tensor stack(const std::vector<Tensor>& tensors, int64_t dim) {
+  if (ops::needs_grad(tensors)) [[unlikely]] {
+    return recorded_list(ops::GradFn::Stack, tensors, dim, [&] { return stack(tensors, dim); });
+  }
   CTORCH_CHECK(!tensors.empty(), "stack expects a non-empty TensorList");
   for (const Tensor& t : tensors) CTORCH_CHECK(t.defined(), "stack expects defined Tensors");
   const int64_t wrapped = ops::wrap_dim(dim, tensors.front().dim() + 1);

@@ -9,6 +9,7 @@
 #include "kernels/dispatch.h"
 #include "ops/copy.h"
 #include "ops/elementwise.h"
+#include "ops/grad_hook.h"
 #include "ops/launch.h"
 #include "runtime/current.h"
 
@@ -86,6 +87,10 @@ Tensor Tensor::to(const TensorOptions& options, bool non_blocking, bool copy) co
   Device target_device = options.device_opt().value_or(device());
   if (target_device.is_cuda()) target_device = impl::ensure_has_index(target_device);
   if (target_dtype == dtype() && target_device == device() && !copy) return *this;
+  if (ops::needs_grad({this})) [[unlikely]] {
+    return ops::recorded(
+        ops::GradFn::ToCopy, {this}, [&] { return to(options, non_blocking, copy); }, [](ops::GradArgs&) {});
+  }
   // A non-blocking device-to-host copy lands in pinned memory, so it can stay asynchronous.
   const bool pin_out = non_blocking && is_cuda() && target_device.is_cpu();
   Tensor out = empty_preserving(*this, target_device, target_dtype, pin_out);
@@ -173,12 +178,19 @@ void fill_into(Tensor& t, const Scalar& value) {
 }  // namespace ops
 
 Tensor& Tensor::copy_(const Tensor& src, bool non_blocking) {
+  if (ops::needs_grad({this, &src})) [[unlikely]] {
+    return ops::recorded_inplace(
+        ops::GradFn::Copy, *this, {&src}, [&] { copy_(src, non_blocking); }, [](ops::GradArgs&) {});
+  }
   ops::copy_into(*this, src, non_blocking);
   impl_->storage()->bump_version();
   return *this;
 }
 
 Tensor Tensor::clone() const {
+  if (ops::needs_grad({this})) [[unlikely]] {
+    return ops::recorded(ops::GradFn::Clone, {this}, [&] { return clone(); }, [](ops::GradArgs&) {});
+  }
   Tensor out = empty_preserving(*this, device(), dtype());
   ops::copy_into(out, *this);
   return out;
@@ -186,12 +198,18 @@ Tensor Tensor::clone() const {
 
 Tensor Tensor::contiguous() const {
   if (is_contiguous()) return *this;
+  if (ops::needs_grad({this})) [[unlikely]] {
+    return ops::recorded(ops::GradFn::Clone, {this}, [&] { return contiguous(); }, [](ops::GradArgs&) {});
+  }
   Tensor out = empty(sizes(), options());
   ops::copy_into(out, *this);
   return out;
 }
 
 Tensor& Tensor::fill_(const Scalar& value) {
+  if (ops::needs_grad({this})) [[unlikely]] {
+    return ops::recorded_inplace(ops::GradFn::Fill, *this, {}, [&] { fill_(value); }, [](ops::GradArgs&) {});
+  }
   ops::fill_into(*this, value);
   impl_->storage()->bump_version();
   return *this;

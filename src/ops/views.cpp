@@ -9,6 +9,7 @@
 
 #include "ctorch/ops.h"
 #include "ops/elementwise.h"
+#include "ops/grad_hook.h"
 #include "ops/launch.h"
 #include "tensor/allocation.h"
 
@@ -26,6 +27,24 @@ Tensor make_view(const char* name, const Tensor& self, IntArrayRef sizes, IntArr
 
 Tensor make_view(const char* name, const Tensor& self, IntArrayRef sizes, IntArrayRef strides) {
   return make_view(name, self, sizes, strides, self.storage_offset());
+}
+
+// Records `view` of `self` for autograd when self requires grad (Note [Recording hook]); no
+// launch, so nothing runs below grad mode.
+template <class Args>
+Tensor recorded_view(ops::GradFn fn, const Tensor& self, Tensor view, Args&& make_args) {
+  if (ops::needs_grad({&self})) [[unlikely]] {
+    if (ops::GradRecorder* r = ops::grad_recorder()) {
+      ops::GradArgs g;
+      make_args(g);
+      r->record(fn, {&self}, view, g);
+    }
+  }
+  return view;
+}
+
+Tensor recorded_view(ops::GradFn fn, const Tensor& self, Tensor view) {
+  return recorded_view(fn, self, std::move(view), [](ops::GradArgs&) {});
 }
 
 // A new impl with self's geometry (PyTorch's alias()).
@@ -121,7 +140,7 @@ Tensor Tensor::as_strided(IntArrayRef size, IntArrayRef stride, std::optional<in
   CTORCH_CHECK(needed <= available, "setStorage: sizes ", size, ", strides ", stride, " in storage offset ", offset,
                " and itemsize ", element_size(), " requiring a storage size of ", needed,
                " are out of bounds for storage of size ", available);
-  return make_view("as_strided", *this, size, stride, offset);
+  return recorded_view(ops::GradFn::AsStrided, *this, make_view("as_strided", *this, size, stride, offset));
 }
 
 // ---- view / reshape ------------------------------------------------------------------------
@@ -132,14 +151,14 @@ Tensor Tensor::view(IntArrayRef size) const {
   CTORCH_CHECK(stride.has_value(),
                "view size is not compatible with input tensor's size and stride (at least one dimension spans "
                "across two contiguous subspaces). Use .reshape(...) instead.");
-  return make_view("view", *this, shape, *stride);
+  return recorded_view(ops::GradFn::View, *this, make_view("view", *this, shape, *stride));
 }
 
 Tensor Tensor::reshape(IntArrayRef shape) const {
   if (is_contiguous()) return view(shape);
   const DimVector inferred = infer_size(shape, numel());
   if (std::optional<DimVector> stride = compute_stride(sizes(), strides(), inferred)) {
-    return make_view("reshape", *this, inferred, *stride);
+    return recorded_view(ops::GradFn::View, *this, make_view("reshape", *this, inferred, *stride));
   }
   // Not viewable: a contiguous copy, then a view of it.
   return contiguous().view(inferred);
@@ -166,23 +185,33 @@ Tensor Tensor::permute(IntArrayRef dims) const {
     new_sizes[i] = sizes()[d];
     new_strides[i] = strides()[d];
   }
-  return make_view("permute", *this, new_sizes, new_strides);
+  return recorded_view(ops::GradFn::Permute, *this, make_view("permute", *this, new_sizes, new_strides),
+                       [&](ops::GradArgs& g) { g.dims = ops::wrapped_dims(dims, ndim); });
 }
 
 Tensor Tensor::transpose(int64_t dim0, int64_t dim1) const {
   const int64_t ndim = dim();
   dim0 = ops::wrap_dim(dim0, ndim);
   dim1 = ops::wrap_dim(dim1, ndim);
-  if (dim0 == dim1) return alias_of("transpose", *this);
   DimVector new_sizes(sizes()), new_strides(strides());
   std::swap(new_sizes[dim0], new_sizes[dim1]);
   std::swap(new_strides[dim0], new_strides[dim1]);
-  return make_view("transpose", *this, new_sizes, new_strides);
+  return recorded_view(ops::GradFn::Transpose, *this, make_view("transpose", *this, new_sizes, new_strides),
+                       [&](ops::GradArgs& g) {
+                         g.dim = dim0;
+                         g.dim1 = dim1;
+                       });
 }
 
 Tensor Tensor::t() const {
   CTORCH_CHECK(dim() <= 2, "t() expects a tensor with <= 2 dimensions, but self is ", dim(), "D");
-  return transpose(0, dim() < 2 ? 0 : 1);
+  if (!ops::needs_grad({this})) [[likely]] return transpose(0, dim() < 2 ? 0 : 1);
+  Tensor view;
+  {
+    AutoGradMode below(false);
+    view = transpose(0, dim() < 2 ? 0 : 1);
+  }
+  return recorded_view(ops::GradFn::T, *this, view);
 }
 
 // ---- adding and removing size-1 dims ---------------------------------------------------------
@@ -195,17 +224,19 @@ Tensor Tensor::squeeze() const {
       new_strides.push_back(strides()[d]);
     }
   }
-  return make_view("squeeze", *this, new_sizes, new_strides);
+  return recorded_view(ops::GradFn::Squeeze, *this, make_view("squeeze", *this, new_sizes, new_strides));
 }
 
 Tensor Tensor::squeeze(int64_t dim) const {
   const int64_t ndim = this->dim();
   dim = ops::wrap_dim(dim, ndim);
-  if (ndim == 0 || sizes()[dim] != 1) return alias_of("squeeze", *this);
+  if (ndim == 0 || sizes()[dim] != 1) {
+    return recorded_view(ops::GradFn::SqueezeDim, *this, alias_of("squeeze", *this));
+  }
   DimVector new_sizes(sizes()), new_strides(strides());
   new_sizes.erase(dim);
   new_strides.erase(dim);
-  return make_view("squeeze", *this, new_sizes, new_strides);
+  return recorded_view(ops::GradFn::SqueezeDim, *this, make_view("squeeze", *this, new_sizes, new_strides));
 }
 
 Tensor Tensor::unsqueeze(int64_t dim) const {
@@ -215,7 +246,8 @@ Tensor Tensor::unsqueeze(int64_t dim) const {
   const int64_t new_stride = dim >= ndim ? 1 : sizes()[dim] * strides()[dim];
   new_sizes.insert(dim, 1);
   new_strides.insert(dim, new_stride);
-  return make_view("unsqueeze", *this, new_sizes, new_strides);
+  return recorded_view(ops::GradFn::Unsqueeze, *this, make_view("unsqueeze", *this, new_sizes, new_strides),
+                       [&](ops::GradArgs& g) { g.dim = dim; });
 }
 
 // ---- broadcasting -----------------------------------------------------------------------------
@@ -254,7 +286,7 @@ Tensor Tensor::expand(IntArrayRef size) const {
   for (int64_t s : new_sizes) {
     CTORCH_CHECK(s >= 0, "Trying to create tensor with negative dimension ", s, ": ", IntArrayRef(new_sizes));
   }
-  return make_view("expand", *this, new_sizes, new_strides);
+  return recorded_view(ops::GradFn::Expand, *this, make_view("expand", *this, new_sizes, new_strides));
 }
 
 Tensor Tensor::expand_as(const Tensor& other) const { return expand(other.sizes()); }
@@ -314,7 +346,14 @@ Tensor Tensor::slice(int64_t dim, std::optional<int64_t> start, std::optional<in
   new_sizes[dim] = len == 0 ? 0 : (len - 1) / step + 1;  // ceil(len / step) without overflow
   // Wrapping multiply: a huge step only matters when the dim has at most one element.
   new_strides[dim] = static_cast<int64_t>(static_cast<uint64_t>(new_strides[dim]) * static_cast<uint64_t>(step));
-  return make_view("slice", *this, new_sizes, new_strides, storage_offset() + start_val * strides()[dim]);
+  return recorded_view(ops::GradFn::Slice, *this,
+                       make_view("slice", *this, new_sizes, new_strides, storage_offset() + start_val * strides()[dim]),
+                       [&](ops::GradArgs& g) {
+                         g.dim = dim;
+                         g.start = start_val;
+                         g.end = end_val;
+                         g.step = step;
+                       });
 }
 
 Tensor Tensor::select(int64_t dim, int64_t index) const {
@@ -328,7 +367,12 @@ Tensor Tensor::select(int64_t dim, int64_t index) const {
   DimVector new_sizes(sizes()), new_strides(strides());
   new_sizes.erase(dim);
   new_strides.erase(dim);
-  return make_view("select", *this, new_sizes, new_strides, storage_offset() + index * strides()[dim]);
+  return recorded_view(ops::GradFn::Select, *this,
+                       make_view("select", *this, new_sizes, new_strides, storage_offset() + index * strides()[dim]),
+                       [&](ops::GradArgs& g) {
+                         g.dim = dim;
+                         g.start = index;
+                       });
 }
 
 // ---- splitting ----------------------------------------------------------------------------------

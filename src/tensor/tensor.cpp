@@ -35,12 +35,6 @@ void Tensor::record_stream(Stream stream) const {
   memory::record_stream(impl_->storage()->data_ptr(), stream);
 }
 
-Tensor& Tensor::requires_grad_(bool value) {
-  CTORCH_CHECK(!value || is_floating_point(), "only Tensors of floating point dtype can require gradients");
-  impl_->set_requires_grad(value);
-  return *this;
-}
-
 template <class T>
 std::vector<T> Tensor::to_vector() const {
   const Tensor host = cpu().to(scalar_type_of<T>).contiguous();

@@ -1,0 +1,127 @@
+// The recorder the ops call (ops/grad_hook.h, Note [Recording hook]): builds one node per recorded
+// call, links it to the inputs' gradient edges and makes it the output's grad_fn.
+#include <atomic>
+
+#include "autograd/accumulate_grad.h"
+#include "autograd/formulas.h"
+#include "autograd/meta.h"
+#include "ctorch/autograd.h"
+#include "ops/grad_hook.h"
+#include "ops/launch.h"
+#include "tensor/print_format.h"
+
+namespace ctorch::autograd {
+
+AutogradMeta& materialize_meta(const Tensor& t) {
+  TensorImpl* impl = t.impl();
+  if (AutogradMeta* m = impl->autograd_meta()) return *m;
+  impl->set_autograd_meta(std::make_shared<AutogradMeta>());
+  return *impl->autograd_meta();
+}
+
+std::shared_ptr<Node> grad_accumulator(const Tensor& t) {
+  AutogradMeta& meta = materialize_meta(t);
+  std::lock_guard<std::mutex> lock(meta.mutex);
+  if (std::shared_ptr<Node> existing = meta.grad_accumulator.lock()) return existing;
+  auto acc = std::make_shared<AccumulateGrad>(t);
+  meta.grad_accumulator = acc;
+  return acc;
+}
+
+Edge gradient_edge(const Tensor& t) {
+  if (!t.defined()) return {};
+  if (AutogradMeta* meta = meta_of(t); meta != nullptr && meta->grad_fn) return {meta->grad_fn, meta->output_nr};
+  if (t.requires_grad()) return {grad_accumulator(t), 0};
+  return {};
+}
+
+unsigned next_hook_key() {
+  static std::atomic<unsigned> key{0};
+  return key.fetch_add(1);
+}
+
+namespace {
+
+bool differentiable(ScalarType t) { return is_floating_point(t); }
+
+class Recorder final : public ops::GradRecorder {
+ public:
+  void check_inplace(const Tensor& self) override {
+    AutogradMeta* meta = meta_of(self);
+    const bool leaf = meta == nullptr || !meta->grad_fn;
+    CTORCH_CHECK(!(leaf && self.requires_grad()),
+                 "a leaf Variable that requires grad is being used in an in-place operation.");
+    CTORCH_CHECK_NOT_IMPLEMENTED(
+        meta == nullptr || !meta->is_view,
+        "ctorch: an in-place operation on a view of a tensor that requires grad is not supported yet (PyTorch "
+        "rewrites the base's history, CopySlices); write into the base, or use an out-of-place op");
+  }
+
+  bool needs_original_self(ops::GradFn fn, const ops::GradArgs& args) const override {
+    return formula_needs_original_self(fn, args);
+  }
+
+  void record(ops::GradFn fn, ArrayRef<const Tensor*> inputs, Tensor& output, const ops::GradArgs& args) override {
+    if (!output.defined() || !differentiable(output.dtype())) return;
+    bool any = false;
+    for (const Tensor* t : inputs) any = any || (t->defined() && t->requires_grad());
+    if (!any) return;
+    auto node = std::make_shared<FormulaNode>(fn, args, formula_name(fn, args, inputs));
+    node->next_edges_.reserve(inputs.size());
+    node->input_metadata_.reserve(inputs.size());
+    for (const Tensor* t : inputs) {
+      node->next_edges_.push_back(t->defined() && t->requires_grad() ? gradient_edge(*t) : Edge{});
+      InputMetadata m;
+      if (t->defined()) {
+        m.sizes = DimVector(t->sizes());
+        m.dtype = t->dtype();
+        m.device = t->device();
+      }
+      node->input_metadata_.push_back(std::move(m));
+    }
+    node->save(inputs, output);
+    if (output.is_cuda()) node->stream_ = ops::stream_for(output.device());
+    if (AnomalyMode::is_enabled()) node->forward_trace_ = std::string("forward op recorded as ") + node->name();
+    AutogradMeta& meta = materialize_meta(output);
+    meta.grad_fn = std::move(node);
+    meta.output_nr = 0;
+    if (is_view_fn(fn)) meta.is_view = true;
+    output.impl()->set_requires_grad(true);
+  }
+
+ private:
+  static bool is_view_fn(ops::GradFn fn) {
+    switch (fn) {
+      case ops::GradFn::View:
+      case ops::GradFn::Squeeze:
+      case ops::GradFn::SqueezeDim:
+      case ops::GradFn::Unsqueeze:
+      case ops::GradFn::Permute:
+      case ops::GradFn::Transpose:
+      case ops::GradFn::T:
+      case ops::GradFn::Expand:
+      case ops::GradFn::Select:
+      case ops::GradFn::Slice:
+      case ops::GradFn::Alias:
+      case ops::GradFn::AsStrided: return true;
+      default: return false;
+    }
+  }
+};
+
+std::string grad_fn_name(const Tensor& t) {
+  AutogradMeta* meta = meta_of(t);
+  return meta != nullptr && meta->grad_fn ? meta->grad_fn->name() : std::string();
+}
+
+// Installs the recorder and the repr's grad_fn lookup when the library loads.
+const bool g_installed = [] {
+  static Recorder recorder;
+  ops::set_grad_recorder(&recorder);
+  print_detail::set_grad_fn_name_provider(&grad_fn_name);
+  return true;
+}();
+
+}  // namespace
+
+}  // namespace ctorch::autograd

@@ -1,0 +1,52 @@
+#include "autograd/saved_variable.h"
+
+#include <sstream>
+
+#include "autograd/meta.h"
+#include "ctorch/error.h"
+
+namespace ctorch::autograd {
+
+SavedVariable::SavedVariable(const Tensor& t, bool is_output) {
+  if (!t.defined()) return;
+  saved_ = true;
+  is_output_ = is_output;
+  version_ = t._version();
+  data_ = is_output ? t.detach() : t;
+}
+
+void SavedVariable::reset() {
+  if (!saved_) return;
+  data_ = Tensor();
+  released_ = true;
+}
+
+Tensor SavedVariable::unpack(const std::shared_ptr<Node>& owner, const char* node_name) const {
+  if (!saved_) return Tensor();
+  CTORCH_CHECK(!released_,
+               "Trying to backward through the graph a second time (or directly access saved tensors after they "
+               "have already been freed). Saved intermediate values of the graph are freed when you call "
+               ".backward() or autograd.grad(). Specify retain_graph=True if you need to backward through the graph "
+               "a second time or if you need to access saved tensors after calling backward.");
+  if (data_._version() != version_) {
+    std::ostringstream os;
+    os << "one of the variables needed for gradient computation has been modified by an inplace operation: ["
+       << (data_.is_cuda() ? "torch.cuda." : "torch.") << scalar_type_cpp_name(data_.dtype()) << "Tensor ["
+       << data_.sizes() << "]]";
+    if (is_output_) os << ", which is output " << output_nr_ << " of " << node_name << ",";
+    os << " is at version " << data_._version() << "; expected version " << version_
+       << " instead. Hint: enable anomaly detection to find the operation that failed to compute its gradient, "
+          "with torch.autograd.set_detect_anomaly(True).";
+    CTORCH_CHECK(false, os.str());
+  }
+  if (!is_output_ || !GradMode::is_enabled() || owner == nullptr) return data_;
+  // create_graph: the saved output is differentiable again, through its own node.
+  Tensor out = data_.detach();
+  AutogradMeta& meta = materialize_meta(out);
+  meta.grad_fn = owner;
+  meta.output_nr = output_nr_;
+  out.impl()->set_requires_grad(true);
+  return out;
+}
+
+}  // namespace ctorch::autograd

@@ -1,0 +1,163 @@
+// The recording hook: how differentiable ops hand their calls to autograd, which sits above this
+// layer (autograd/recorder.cpp registers the recorder; nothing here includes autograd).
+//
+// Note [Recording hook]
+// - A differentiable op checks `needs_grad(inputs)` (an input requires grad, and the calling
+//   thread's grad mode is on): a few loads when nothing requires grad.
+// - When it does, the op runs through `recorded(...)`: its implementation runs with grad mode off
+//   (so inner calls, such as the conversions of a promoted operand, record nothing), then the
+//   recorder sees the call once: which backward formula (GradFn), the inputs, the output and the
+//   op's parameters (GradArgs). Ops built from other public ops (matmul, linear, reshape) record
+//   nothing themselves: the ops they call record, as PyTorch's composite ops do.
+// - In-place ops call `recorded_inplace(...)`: the recorder first checks that `self` may be
+//   written (a leaf that requires grad may not), before anything runs; an op whose formula needs
+//   the value `self` had before the write gets a recorded clone of it as its input.
+#pragma once
+
+#include <initializer_list>
+#include <optional>
+
+#include "ctorch/grad_mode.h"
+#include "ctorch/tensor.h"
+#include "kernels/functors.h"
+#include "ops/kernel_table.h"
+
+namespace ctorch::ops {
+
+/// The backward formula of a recorded call (autograd/formulas.cpp has one per value).
+enum class GradFn : uint8_t {
+  Unary,       ///< args.unary (clamp bounds in lo/hi)
+  Binary,      ///< args.binary with args.side, args.scalar, args.alpha
+  Sum,         ///< args.dims (empty: all), args.keepdim
+  Mean,        ///< as Sum
+  Norm,        ///< args.p, args.dims, args.keepdim
+  Var,         ///< args.dims, args.correction, args.keepdim
+  Std,         ///< as Var
+  MaxAll,      ///< max() of all elements
+  MinAll,      ///< min() of all elements
+  MaxDim,      ///< values of max(dim) (the indices are input 1 of the record)
+  MinDim,      ///< values of min(dim)
+  Softmax,     ///< args.dim
+  LogSoftmax,  ///< args.dim
+  Mm,
+  Bmm,
+  Addmm,       ///< args.scalar = beta, args.alpha
+  Matmul,      ///< matmul's dot, mv and batched cases (one gemm over the broadcast batch)
+  View,        ///< any view that keeps the element order (view, reshape, squeeze, unsqueeze, flatten)
+  Squeeze,     ///< squeeze() of all size-1 dims
+  SqueezeDim,  ///< squeeze(dim)
+  Unsqueeze,   ///< args.dim
+  Permute,     ///< args.dims
+  Transpose,   ///< args.dim, args.dim1
+  T,           ///< t()
+  Expand,
+  Select,      ///< args.dim, args.start (the index)
+  Slice,       ///< args.dim, args.start, args.end, args.step
+  Alias,       ///< a view with the same geometry
+  AsStrided,   ///< not differentiable in ctorch yet
+  ToCopy,      ///< to(dtype/device)
+  Clone,
+  Copy,        ///< copy_ (in place): inputs self, src
+  Fill,        ///< fill_ / zero_ (in place)
+  Cat,         ///< args.dim; every tensor is an input
+  Stack,       ///< args.dim
+  Where,       ///< inputs condition, self, other (condition not differentiable)
+};
+
+/// The parameters a backward formula needs.
+struct GradArgs {
+  kernels::UnaryOp unary = kernels::UnaryOp::Identity;
+  kernels::BinaryOp binary = kernels::BinaryOp::Add;
+  ScalarOperand side = ScalarOperand::None;
+  Scalar alpha = 1;
+  Scalar scalar = 0;
+  std::optional<Scalar> lo, hi;
+  DimVector dims;
+  int64_t dim = 0, dim1 = 0, start = 0, end = 0, step = 1;
+  int64_t correction = 1;
+  double p = 2;
+  bool keepdim = false;
+  Tensor indices;  ///< MaxDim / MinDim: the positions of the values
+};
+
+/// `dims` wrapped for a tensor of `ndim` dims (an empty list stays empty: every dim).
+DimVector wrapped_dims(IntArrayRef dims, int64_t ndim);
+
+/// Receives the recorded calls (autograd's implementation registers itself at load).
+class GradRecorder {
+ public:
+  virtual ~GradRecorder() = default;
+  /// Before an in-place op writes `self` while recording: throws when it may not be written.
+  virtual void check_inplace(const Tensor& self) = 0;
+  /// Records one call: `output` (a fresh result, or self of an in-place op) gets the node.
+  virtual void record(GradFn fn, ArrayRef<const Tensor*> inputs, Tensor& output, const GradArgs& args) = 0;
+  /// True when formula `fn` needs the value `self` had before an in-place write.
+  virtual bool needs_original_self(GradFn fn, const GradArgs& args) const = 0;
+};
+
+/// Installs the recorder (once, by the autograd layer).
+void set_grad_recorder(GradRecorder* recorder) noexcept;
+/// The installed recorder, or nullptr.
+GradRecorder* grad_recorder() noexcept;
+
+/// True when some defined input requires grad and grad mode is on (Note [Recording hook]).
+inline bool needs_grad(std::initializer_list<const Tensor*> inputs) noexcept {
+  for (const Tensor* t : inputs) {
+    if (t->defined() && t->requires_grad()) return GradMode::is_enabled();
+  }
+  return false;
+}
+
+/// needs_grad over a list of tensors (cat, stack).
+inline bool needs_grad(const std::vector<Tensor>& inputs) noexcept {
+  for (const Tensor& t : inputs) {
+    if (t.defined() && t.requires_grad()) return GradMode::is_enabled();
+  }
+  return false;
+}
+
+/// Runs `impl()` with grad mode off, then records its result as produced by `fn` from `inputs`.
+template <class Impl, class Args>
+[[gnu::noinline]] Tensor recorded(GradFn fn, ArrayRef<const Tensor*> inputs, Impl&& impl, Args&& make_args) {
+  Tensor out;
+  {
+    AutoGradMode below(false);
+    out = impl();
+  }
+  if (GradRecorder* r = grad_recorder()) {
+    GradArgs args;
+    make_args(args);
+    r->record(fn, inputs, out, args);
+  }
+  return out;
+}
+
+/// The in-place form of recorded(): `self` is written by `impl()`; `others` are the other inputs.
+template <class Impl, class Args>
+[[gnu::noinline]] Tensor& recorded_inplace(GradFn fn, Tensor& self, std::initializer_list<const Tensor*> others,
+                                           Impl&& impl, Args&& make_args) {
+  GradRecorder* r = grad_recorder();
+  GradArgs args;
+  make_args(args);
+  Tensor original = self;  // its history is the node's first input
+  if (r != nullptr) {
+    r->check_inplace(self);
+    if (r->needs_original_self(fn, args)) original = self.clone();  // recorded: CloneBackward0
+  }
+  {
+    AutoGradMode below(false);
+    impl();
+  }
+  if (r != nullptr) {
+    if (others.size() == 0) {
+      r->record(fn, {&original}, self, args);
+    } else if (others.size() == 1) {
+      r->record(fn, {&original, *others.begin()}, self, args);
+    } else {
+      r->record(fn, {&original, others.begin()[0], others.begin()[1]}, self, args);
+    }
+  }
+  return self;
+}
+
+}  // namespace ctorch::ops
