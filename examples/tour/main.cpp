@@ -79,6 +79,18 @@ int main(int argc, char** argv) {
   std::cout << "y @ y.T =\n" << y.matmul(y.t()) << "\n";
   std::cout << "softmax(y, 1) =\n" << y.softmax(1) << "\n";
 
+  section("a network on the best device");
+  {
+    manual_seed(0);
+    auto net = std::make_shared<nn::Sequential>(std::initializer_list<std::shared_ptr<nn::UnaryModule>>{
+        std::make_shared<nn::Linear>(3, 1)});  // net = nn.Sequential(nn.Linear(3, 1))
+    net->to(device);                             // net = net.to(device=try_gpu())
+    Tensor X = ones({2, 3}, TensorOptions().device(device));
+    std::cout << (*net)(X) << "\n";              // net(X): grad_fn=<AddmmBackward0>
+    std::cout << net->at<nn::Linear>(0).weight.device().repr() << "\n";  // net[0].weight.data.device
+    std::cout << *net << "\n";
+  }
+
   if (cuda::device_count() >= 2) {
     section("two devices: cross-device copies, ops stay on their device");
     Tensor a = ones({2}, TensorOptions().device("cuda:0"));

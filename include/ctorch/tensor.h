@@ -134,6 +134,9 @@ class Tensor {
   }
   /// Removes the hook registered under `key`.
   void remove_hook(unsigned key) const;
+  /// Makes this tensor use `data`'s storage, dtype and shape, keeping its identity, requires_grad
+  /// and history (Tensor.data = ... / libtorch's set_data): how modules move parameters.
+  void set_data(const Tensor& data) const { impl_->set_data_from(*data.impl()); }
   /// Detaches this tensor from the graph in place: it becomes a leaf that does not require grad.
   Tensor& detach_();
   /// True when this tensor was made as a view while recording history (its base requires grad).

@@ -41,6 +41,9 @@ class TensorImpl : public RefCounted {
     return reinterpret_cast<void*>(reinterpret_cast<uintptr_t>(storage_->data()) + bytes);
   }
 
+  /// Takes `other`'s storage, dtype and geometry, keeping this impl and its autograd state
+  /// (Tensor::set_data, how Module::to moves parameters in place).
+  void set_data_from(const TensorImpl& other);
   /// Replaces geometry (used by in-place view ops such as squeeze_ / t_).
   void set_geometry(IntArrayRef sizes, IntArrayRef strides, int64_t storage_offset);
 

@@ -47,6 +47,15 @@ TensorImpl::TensorImpl(Storage storage, ScalarType dtype, IntArrayRef sizes)
 
 TensorImpl::~TensorImpl() = default;
 
+void TensorImpl::set_data_from(const TensorImpl& other) {
+  storage_ = other.storage_;
+  dtype_ = other.dtype_;
+  sizes_ = other.sizes_;
+  strides_ = other.strides_;
+  storage_offset_ = other.storage_offset_;
+  refresh();
+}
+
 void TensorImpl::set_geometry(IntArrayRef sizes, IntArrayRef strides, int64_t storage_offset) {
   sizes_.assign(sizes);
   strides_.assign(strides);

@@ -1,0 +1,42 @@
+// torch.nn.functional: the layers' and losses' computations as functions.
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include "ctorch/tensor.h"
+
+namespace ctorch::nn::functional {
+
+/// input W^T + b.
+Tensor linear(const Tensor& input, const Tensor& weight, const Tensor& bias = Tensor());
+/// max(x, 0).
+Tensor relu(const Tensor& input);
+/// Dropout with probability p when `training` (the mask from the input device's generator).
+Tensor dropout(const Tensor& input, double p = 0.5, bool training = true);
+/// softmax along dim.
+Tensor softmax(const Tensor& input, int64_t dim);
+/// log_softmax along dim.
+Tensor log_softmax(const Tensor& input, int64_t dim);
+
+/// How a loss reduces over elements: "mean", "sum" or "none".
+using Reduction = std::string;
+
+/// Mean squared error.
+Tensor mse_loss(const Tensor& input, const Tensor& target, const Reduction& reduction = "mean");
+/// Mean absolute error.
+Tensor l1_loss(const Tensor& input, const Tensor& target, const Reduction& reduction = "mean");
+/// Negative log likelihood of class indices `target` (int64) under log-probabilities `input` [N, C].
+Tensor nll_loss(const Tensor& input, const Tensor& target, const Tensor& weight = Tensor(),
+                int64_t ignore_index = -100, const Reduction& reduction = "mean");
+/// log_softmax then nll_loss, with optional label smoothing.
+Tensor cross_entropy(const Tensor& input, const Tensor& target, const Tensor& weight = Tensor(),
+                     int64_t ignore_index = -100, const Reduction& reduction = "mean", double label_smoothing = 0.0);
+/// Binary cross entropy of probabilities.
+Tensor binary_cross_entropy(const Tensor& input, const Tensor& target, const Tensor& weight = Tensor(),
+                            const Reduction& reduction = "mean");
+/// Binary cross entropy of logits (numerically stable).
+Tensor binary_cross_entropy_with_logits(const Tensor& input, const Tensor& target, const Tensor& weight = Tensor(),
+                                        const Reduction& reduction = "mean", const Tensor& pos_weight = Tensor());
+
+}  // namespace ctorch::nn::functional

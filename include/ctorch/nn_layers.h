@@ -1,0 +1,121 @@
+// nn layers: Linear, Sequential, ModuleList, activations, Dropout, Flatten, Identity (torch.nn).
+#pragma once
+
+#include <initializer_list>
+#include <memory>
+#include <optional>
+
+#include "ctorch/nn_module.h"
+
+namespace ctorch::nn {
+
+/// A module with a one-tensor forward (what Sequential chains).
+class UnaryModule : public Module {
+ public:
+  using Module::Module;
+  /// The layer's computation.
+  virtual Tensor forward(const Tensor& input) = 0;
+  /// Same as forward(input).
+  Tensor operator()(const Tensor& input) { return forward(input); }
+};
+
+/// y = x W^T + b (torch.nn.Linear), initialized as PyTorch's (kaiming_uniform_ with a=sqrt(5)).
+class Linear : public UnaryModule {
+ public:
+  /// A layer from `in_features` to `out_features` on the cpu (move it with to()).
+  Linear(int64_t in_features, int64_t out_features, bool bias = true);
+  Tensor forward(const Tensor& input) override;
+  std::string extra_repr() const override;
+  /// Re-draws weight and bias from the current generator.
+  void reset_parameters();
+
+  Tensor weight;  ///< [out_features, in_features]
+  Tensor bias;    ///< [out_features], undefined without bias
+  int64_t in_features, out_features;
+};
+
+/// Runs its children in order (torch.nn.Sequential); net[0] is the first layer.
+class Sequential : public UnaryModule {
+ public:
+  Sequential();
+  /// The given layers, named "0", "1", ...
+  Sequential(std::initializer_list<std::shared_ptr<UnaryModule>> layers);
+  /// Appends a layer named by its position.
+  void push_back(std::shared_ptr<UnaryModule> layer);
+  Tensor forward(const Tensor& input) override;
+  /// Layer `index` (negative counts from the end); IndexError when out of range.
+  UnaryModule& operator[](int64_t index) const;
+  /// Layer `index` as a shared pointer.
+  std::shared_ptr<UnaryModule> ptr(int64_t index) const;
+  /// Layer `index` as its own type (TypeError when it is another layer): `net.at<Linear>(0).weight`.
+  template <class M>
+  M& at(int64_t index) const {
+    auto* layer = dynamic_cast<M*>(&(*this)[index]);
+    CTORCH_CHECK_TYPE(layer != nullptr, "Sequential: layer ", index, " is a ", (*this)[index].name(),
+                      ", not the requested type");
+    return *layer;
+  }
+  /// Number of layers.
+  size_t size() const { return layers_.size(); }
+
+ private:
+  std::vector<std::shared_ptr<UnaryModule>> layers_;
+};
+
+/// max(x, 0) (torch.nn.ReLU).
+class ReLU : public UnaryModule {
+ public:
+  ReLU() : UnaryModule("ReLU") {}
+  Tensor forward(const Tensor& input) override { return input.relu(); }
+};
+
+/// 1 / (1 + exp(-x)) (torch.nn.Sigmoid).
+class Sigmoid : public UnaryModule {
+ public:
+  Sigmoid() : UnaryModule("Sigmoid") {}
+  Tensor forward(const Tensor& input) override { return input.sigmoid(); }
+};
+
+/// tanh(x) (torch.nn.Tanh).
+class Tanh : public UnaryModule {
+ public:
+  Tanh() : UnaryModule("Tanh") {}
+  Tensor forward(const Tensor& input) override { return input.tanh(); }
+};
+
+/// softmax along `dim` (torch.nn.Softmax).
+class Softmax : public UnaryModule {
+ public:
+  explicit Softmax(int64_t dim) : UnaryModule("Softmax"), dim(dim) {}
+  Tensor forward(const Tensor& input) override { return input.softmax(dim); }
+  std::string extra_repr() const override { return "dim=" + std::to_string(dim); }
+  int64_t dim;
+};
+
+/// Returns its input (torch.nn.Identity).
+class Identity : public UnaryModule {
+ public:
+  Identity() : UnaryModule("Identity") {}
+  Tensor forward(const Tensor& input) override { return input; }
+};
+
+/// Flattens dims start_dim..end_dim (torch.nn.Flatten).
+class Flatten : public UnaryModule {
+ public:
+  explicit Flatten(int64_t start_dim = 1, int64_t end_dim = -1)
+      : UnaryModule("Flatten"), start_dim(start_dim), end_dim(end_dim) {}
+  Tensor forward(const Tensor& input) override { return input.flatten(start_dim, end_dim); }
+  std::string extra_repr() const override;
+  int64_t start_dim, end_dim;
+};
+
+/// Zeroes elements with probability p in training and scales the rest by 1/(1-p) (torch.nn.Dropout).
+class Dropout : public UnaryModule {
+ public:
+  explicit Dropout(double p = 0.5);
+  Tensor forward(const Tensor& input) override;
+  std::string extra_repr() const override;
+  double p;
+};
+
+}  // namespace ctorch::nn

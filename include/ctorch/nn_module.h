@@ -1,0 +1,109 @@
+// nn::Module: parameters, buffers and child modules, moved between devices as one (torch.nn.Module).
+#pragma once
+
+#include <functional>
+#include <iosfwd>
+#include <map>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "ctorch/tensor.h"
+
+namespace ctorch::nn {
+
+/// An ordered name -> tensor list (state_dict, named_parameters).
+using NamedTensors = std::vector<std::pair<std::string, Tensor>>;
+
+/// The base of every layer: owns named parameters, buffers and children, in registration order.
+class Module : public std::enable_shared_from_this<Module> {
+ public:
+  /// A module printed as `name` (the class name: "Linear").
+  explicit Module(std::string name = "Module");
+  virtual ~Module();
+  Module(const Module&) = delete;
+  Module& operator=(const Module&) = delete;
+
+  /// The class name printed in the repr.
+  const std::string& name() const { return name_; }
+  /// The text inside the parentheses of this module's repr line (PyTorch's extra_repr).
+  virtual std::string extra_repr() const { return ""; }
+
+  /// Adds a parameter (a leaf that requires grad unless `requires_grad` is false); returns it.
+  Tensor& register_parameter(std::string name, Tensor tensor, bool requires_grad = true);
+  /// Adds a buffer (state that is not trained: running statistics); returns it.
+  Tensor& register_buffer(std::string name, Tensor tensor);
+  /// Adds a child module; returns it.
+  template <class M>
+  std::shared_ptr<M> register_module(std::string name, std::shared_ptr<M> module) {
+    add_child(std::move(name), module);
+    return module;
+  }
+
+  /// Parameters of this module and (recurse) its descendants.
+  std::vector<Tensor> parameters(bool recurse = true) const;
+  /// Parameters with dotted names ("0.weight").
+  NamedTensors named_parameters(bool recurse = true) const;
+  /// Buffers of this module and (recurse) its descendants.
+  std::vector<Tensor> buffers(bool recurse = true) const;
+  /// Buffers with dotted names.
+  NamedTensors named_buffers(bool recurse = true) const;
+  /// Direct children.
+  std::vector<std::shared_ptr<Module>> children() const;
+  /// Direct children with their names.
+  std::vector<std::pair<std::string, std::shared_ptr<Module>>> named_children() const { return children_; }
+  /// This module and every descendant, depth first.
+  std::vector<std::shared_ptr<Module>> modules();
+
+  /// Moves parameters, their gradients and buffers to `device` in place (the tensors keep their identity).
+  virtual Module& to(Device device, bool non_blocking = false);
+  /// Converts floating parameters and buffers to `dtype` in place.
+  virtual Module& to(ScalarType dtype, bool non_blocking = false);
+  /// Moves and converts in one step.
+  Module& to(Device device, ScalarType dtype, bool non_blocking = false);
+  /// Moves to cuda:`index` (the current device when -1).
+  Module& cuda(int index = -1);
+  /// Moves to the cpu.
+  Module& cpu();
+
+  /// Sets training mode on this module and its descendants (Dropout and BatchNorm read it).
+  virtual Module& train(bool on = true);
+  /// Same as train(false).
+  Module& eval() { return train(false); }
+  /// True in training mode.
+  bool is_training() const { return training_; }
+
+  /// Clears (set_to_none) or zeroes the gradients of every parameter.
+  void zero_grad(bool set_to_none = true);
+  /// Calls `fn` on this module and every descendant (children first, as PyTorch's apply).
+  Module& apply(const std::function<void(Module&)>& fn);
+
+  /// Parameters and buffers by dotted name, sharing storage with the module (detached).
+  NamedTensors state_dict() const;
+  /// Copies `state` into the parameters and buffers; strict: missing or unexpected keys are an
+  /// error (PyTorch's message). Everything is checked before anything is copied.
+  void load_state_dict(const NamedTensors& state, bool strict = true);
+
+  /// PyTorch's module repr, with children indented.
+  std::string repr() const;
+
+ protected:
+  /// Registered parameters (name, tensor) in order.
+  NamedTensors parameters_;
+  /// Registered buffers in order.
+  NamedTensors buffers_;
+
+ private:
+  void add_child(std::string name, std::shared_ptr<Module> module);
+  void apply_to_tensors(const std::function<Tensor(const Tensor&)>& fn);
+
+  std::string name_;
+  std::vector<std::pair<std::string, std::shared_ptr<Module>>> children_;
+  bool training_ = true;
+};
+
+/// Prints module.repr().
+std::ostream& operator<<(std::ostream& os, const Module& module);
+
+}  // namespace ctorch::nn

@@ -1,0 +1,229 @@
+// torch.optim: SGD, Adam, AdamW, RMSprop with parameter groups, and learning-rate schedulers.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <unordered_map>
+#include <vector>
+
+#include "ctorch/tensor.h"
+
+/// A chainable option with a getter (libtorch's TORCH_ARG): `SGDOptions(0.1).momentum(0.9)`.
+#define CTORCH_OPTIM_ARG(T, name, init)          \
+ public:                                        \
+  auto& name(T value) {                         \
+    name##_ = value;                            \
+    return *this;                               \
+  }                                             \
+  T name() const { return name##_; }            \
+                                                \
+ private:                                       \
+  T name##_ = init;                             \
+                                                \
+ public:
+
+namespace ctorch::optim {
+
+/// SGD's hyper-parameters (torch.optim.SGD).
+struct SGDOptions {
+  explicit SGDOptions(double lr) : lr_(lr) {}
+  CTORCH_OPTIM_ARG(double, lr, 0)
+  CTORCH_OPTIM_ARG(double, momentum, 0)
+  CTORCH_OPTIM_ARG(double, dampening, 0)
+  CTORCH_OPTIM_ARG(double, weight_decay, 0)
+  CTORCH_OPTIM_ARG(bool, nesterov, false)
+  CTORCH_OPTIM_ARG(bool, maximize, false)
+};
+
+/// Adam's and AdamW's hyper-parameters (torch.optim.Adam / AdamW; AdamW's weight_decay defaults to 1e-2).
+struct AdamOptions {
+  explicit AdamOptions(double lr = 1e-3) : lr_(lr) {}
+  CTORCH_OPTIM_ARG(double, lr, 1e-3)
+  CTORCH_OPTIM_ARG(double, beta1, 0.9)
+  CTORCH_OPTIM_ARG(double, beta2, 0.999)
+  CTORCH_OPTIM_ARG(double, eps, 1e-8)
+  CTORCH_OPTIM_ARG(double, weight_decay, 0)
+  CTORCH_OPTIM_ARG(bool, amsgrad, false)
+  CTORCH_OPTIM_ARG(bool, maximize, false)
+  /// (beta1, beta2) at once, as libtorch's betas().
+  AdamOptions& betas(std::pair<double, double> b) {
+    beta1_ = b.first;
+    beta2_ = b.second;
+    return *this;
+  }
+};
+
+/// RMSprop's hyper-parameters (torch.optim.RMSprop).
+struct RMSpropOptions {
+  explicit RMSpropOptions(double lr = 1e-2) : lr_(lr) {}
+  CTORCH_OPTIM_ARG(double, lr, 1e-2)
+  CTORCH_OPTIM_ARG(double, alpha, 0.99)
+  CTORCH_OPTIM_ARG(double, eps, 1e-8)
+  CTORCH_OPTIM_ARG(double, weight_decay, 0)
+  CTORCH_OPTIM_ARG(double, momentum, 0)
+  CTORCH_OPTIM_ARG(bool, centered, false)
+};
+
+/// One parameter group: its tensors and its own options.
+template <class Options>
+struct ParamGroup {
+  std::vector<Tensor> params;
+  Options options;
+};
+
+/// What every optimizer offers: step, zero_grad and per-group learning rates (for schedulers).
+class Optimizer {
+ public:
+  virtual ~Optimizer() = default;
+  /// One update of every parameter that has a gradient (runs without recording history).
+  virtual void step() = 0;
+  /// Clears (set_to_none) or zeroes every parameter's gradient.
+  void zero_grad(bool set_to_none = true);
+  /// Number of parameter groups.
+  virtual size_t num_groups() const = 0;
+  /// The parameters of group `g`.
+  virtual const std::vector<Tensor>& group_params(size_t g) const = 0;
+  /// The learning rate of group `g`.
+  virtual double lr(size_t g) const = 0;
+  /// Sets the learning rate of group `g`.
+  virtual void set_lr(size_t g, double lr) = 0;
+
+ protected:
+  /// Per-parameter state tensors, moved to the parameter's device when the parameter moved.
+  struct State {
+    int64_t step = 0;
+    Tensor buf1, buf2, buf3;
+  };
+  /// The state of `p` (created empty), on p's device.
+  State& state_of(const Tensor& p);
+
+ private:
+  std::unordered_map<const TensorImpl*, State> state_;
+};
+
+/// An optimizer over groups with options of type Options.
+template <class Options>
+class GroupedOptimizer : public Optimizer {
+ public:
+  /// One group of `params` with `options`.
+  GroupedOptimizer(std::vector<Tensor> params, Options options) { add_param_group({std::move(params), options}); }
+  /// Several groups.
+  explicit GroupedOptimizer(std::vector<ParamGroup<Options>> groups) {
+    for (auto& g : groups) add_param_group(std::move(g));
+  }
+  /// Adds a group (torch's add_param_group); a tensor in two groups is an error.
+  void add_param_group(ParamGroup<Options> group) {
+    for (const Tensor& p : group.params) {
+      CTORCH_CHECK(p.defined() && p.is_leaf(), "can't optimize a non-leaf Tensor");
+      for (const auto& g : groups_) {
+        for (const Tensor& q : g.params) {
+          CTORCH_CHECK_VALUE(!q.is_same(p), "some parameters appear in more than one parameter group");
+        }
+      }
+    }
+    groups_.push_back(std::move(group));
+  }
+  /// The groups (options may be edited between steps).
+  std::vector<ParamGroup<Options>>& param_groups() { return groups_; }
+  size_t num_groups() const override { return groups_.size(); }
+  const std::vector<Tensor>& group_params(size_t g) const override { return groups_.at(g).params; }
+  double lr(size_t g) const override { return groups_.at(g).options.lr(); }
+  void set_lr(size_t g, double lr) override { groups_.at(g).options.lr(lr); }
+
+ protected:
+  std::vector<ParamGroup<Options>> groups_;
+};
+
+/// Stochastic gradient descent with momentum, dampening, weight decay and Nesterov.
+class SGD : public GroupedOptimizer<SGDOptions> {
+ public:
+  using GroupedOptimizer::GroupedOptimizer;
+  void step() override;
+};
+
+/// Adam (weight decay added to the gradient).
+class Adam : public GroupedOptimizer<AdamOptions> {
+ public:
+  using GroupedOptimizer::GroupedOptimizer;
+  void step() override;
+};
+
+/// AdamW (decoupled weight decay; PyTorch's default weight_decay 1e-2 when constructed with defaults()).
+class AdamW : public GroupedOptimizer<AdamOptions> {
+ public:
+  using GroupedOptimizer::GroupedOptimizer;
+  /// AdamW's defaults: lr 1e-3, weight_decay 1e-2.
+  static AdamOptions defaults() { return AdamOptions(1e-3).weight_decay(1e-2); }
+  void step() override;
+};
+
+/// RMSprop, plain or centered, with momentum.
+class RMSprop : public GroupedOptimizer<RMSpropOptions> {
+ public:
+  using GroupedOptimizer::GroupedOptimizer;
+  void step() override;
+};
+
+/// A learning-rate schedule over an optimizer's groups (torch.optim.lr_scheduler).
+class LRScheduler {
+ public:
+  /// Remembers the initial learning rates (last_epoch = 0).
+  explicit LRScheduler(Optimizer& optimizer);
+  virtual ~LRScheduler() = default;
+  /// Advances one epoch and sets the new rates.
+  void step();
+  /// The rates set by the last step (get_last_lr()).
+  const std::vector<double>& get_last_lr() const { return last_lr_; }
+  /// Epochs stepped so far.
+  int64_t last_epoch() const { return last_epoch_; }
+
+ protected:
+  /// The rate of group g at last_epoch_ given its current rate (PyTorch's get_lr).
+  virtual double compute_lr(size_t g, double current) const = 0;
+
+  Optimizer& optimizer_;
+  std::vector<double> base_lrs_;
+  int64_t last_epoch_ = 0;
+  std::vector<double> last_lr_;
+};
+
+/// Multiplies the rate by gamma every step_size epochs (StepLR).
+class StepLR : public LRScheduler {
+ public:
+  StepLR(Optimizer& optimizer, int64_t step_size, double gamma = 0.1);
+
+ protected:
+  double compute_lr(size_t g, double current) const override;
+
+ private:
+  int64_t step_size_;
+  double gamma_;
+};
+
+/// Cosine annealing from the base rate to eta_min over T_max epochs (CosineAnnealingLR).
+class CosineAnnealingLR : public LRScheduler {
+ public:
+  CosineAnnealingLR(Optimizer& optimizer, int64_t T_max, double eta_min = 0);
+
+ protected:
+  double compute_lr(size_t g, double current) const override;
+
+ private:
+  int64_t t_max_;
+  double eta_min_;
+};
+
+/// base_lr * lambda(epoch) (LambdaLR).
+class LambdaLR : public LRScheduler {
+ public:
+  LambdaLR(Optimizer& optimizer, std::function<double(int64_t)> lr_lambda);
+
+ protected:
+  double compute_lr(size_t g, double current) const override;
+
+ private:
+  std::function<double(int64_t)> lambda_;
+};
+
+}  // namespace ctorch::optim

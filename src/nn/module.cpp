@@ -1,0 +1,279 @@
+// nn::Module: registration, traversal, device moves, state_dict and the repr.
+#include "ctorch/nn_module.h"
+
+#include <map>
+#include <ostream>
+#include <set>
+#include <sstream>
+
+#include "ctorch/cuda.h"
+#include "ctorch/error.h"
+#include "ctorch/grad_mode.h"
+
+namespace ctorch::nn {
+
+namespace {
+
+void check_name(const std::string& name, const char* what) {
+  CTORCH_CHECK_TYPE(!name.empty(), what, " name can't be empty string \"\"");
+  CTORCH_CHECK(name.find('.') == std::string::npos, what, " name can't contain \".\", got: ", name);
+}
+
+std::string torch_size(IntArrayRef sizes) {
+  std::ostringstream os;
+  os << "torch.Size([";
+  for (size_t i = 0; i < sizes.size(); ++i) os << (i ? ", " : "") << sizes[i];
+  os << "])";
+  return os.str();
+}
+
+}  // namespace
+
+Module::Module(std::string name) : name_(std::move(name)) {}
+
+Module::~Module() = default;
+
+Tensor& Module::register_parameter(std::string name, Tensor tensor, bool requires_grad) {
+  check_name(name, "parameter");
+  for (auto& [n, t] : parameters_) CTORCH_CHECK(n != name, "attribute '", name, "' already exists");
+  if (tensor.defined()) tensor.requires_grad_(requires_grad);
+  parameters_.emplace_back(std::move(name), std::move(tensor));
+  return parameters_.back().second;
+}
+
+Tensor& Module::register_buffer(std::string name, Tensor tensor) {
+  check_name(name, "buffer");
+  for (auto& [n, t] : buffers_) CTORCH_CHECK(n != name, "attribute '", name, "' already exists");
+  buffers_.emplace_back(std::move(name), std::move(tensor));
+  return buffers_.back().second;
+}
+
+void Module::add_child(std::string name, std::shared_ptr<Module> module) {
+  check_name(name, "module");
+  CTORCH_CHECK(module != nullptr, "register_module: module '", name, "' is null");
+  for (auto& [n, m] : children_) CTORCH_CHECK(n != name, "attribute '", name, "' already exists");
+  children_.emplace_back(std::move(name), std::move(module));
+}
+
+NamedTensors Module::named_parameters(bool recurse) const {
+  NamedTensors out;
+  std::set<const TensorImpl*> seen;
+  auto visit = [&](const auto& self, const Module& m, const std::string& prefix) -> void {
+    for (const auto& [n, t] : m.parameters_) {
+      if (t.defined() && seen.insert(t.impl()).second) out.emplace_back(prefix + n, t);
+    }
+    if (!recurse) return;
+    for (const auto& [n, c] : m.children_) self(self, *c, prefix + n + ".");
+  };
+  visit(visit, *this, "");
+  return out;
+}
+
+std::vector<Tensor> Module::parameters(bool recurse) const {
+  std::vector<Tensor> out;
+  for (auto& [n, t] : named_parameters(recurse)) out.push_back(t);
+  return out;
+}
+
+NamedTensors Module::named_buffers(bool recurse) const {
+  NamedTensors out;
+  auto visit = [&](const auto& self, const Module& m, const std::string& prefix) -> void {
+    for (const auto& [n, t] : m.buffers_) {
+      if (t.defined()) out.emplace_back(prefix + n, t);
+    }
+    if (!recurse) return;
+    for (const auto& [n, c] : m.children_) self(self, *c, prefix + n + ".");
+  };
+  visit(visit, *this, "");
+  return out;
+}
+
+std::vector<Tensor> Module::buffers(bool recurse) const {
+  std::vector<Tensor> out;
+  for (auto& [n, t] : named_buffers(recurse)) out.push_back(t);
+  return out;
+}
+
+std::vector<std::shared_ptr<Module>> Module::children() const {
+  std::vector<std::shared_ptr<Module>> out;
+  for (const auto& [n, c] : children_) out.push_back(c);
+  return out;
+}
+
+std::vector<std::shared_ptr<Module>> Module::modules() {
+  std::vector<std::shared_ptr<Module>> out;
+  out.push_back(shared_from_this());
+  for (const auto& [n, c] : children_) {
+    for (auto& m : c->modules()) out.push_back(m);
+  }
+  return out;
+}
+
+void Module::apply_to_tensors(const std::function<Tensor(const Tensor&)>& fn) {
+  NoGradGuard no_grad;
+  for (auto& [n, c] : children_) c->apply_to_tensors(fn);
+  for (auto& [n, t] : parameters_) {
+    if (!t.defined()) continue;
+    t.set_data(fn(t.detach()));
+    if (t.grad().defined()) t.mutable_grad().set_data(fn(t.grad()));
+  }
+  for (auto& [n, t] : buffers_) {
+    if (t.defined()) t.set_data(fn(t));
+  }
+}
+
+Module& Module::to(Device device, bool non_blocking) {
+  if (device.is_cuda() && device.index() < 0) device = Device(DeviceType::CUDA, cuda::current_device());
+  apply_to_tensors([&](const Tensor& t) { return t.to(device, non_blocking); });
+  return *this;
+}
+
+Module& Module::to(ScalarType dtype, bool non_blocking) {
+  CTORCH_CHECK_TYPE(is_floating_point(dtype), "nn.Module.to only accepts floating point dtypes, but got desired dtype=",
+                    scalar_type_cpp_name(dtype));
+  apply_to_tensors([&](const Tensor& t) { return t.is_floating_point() ? t.to(dtype, non_blocking) : t; });
+  return *this;
+}
+
+Module& Module::to(Device device, ScalarType dtype, bool non_blocking) {
+  to(dtype, non_blocking);
+  return to(device, non_blocking);
+}
+
+Module& Module::cuda(int index) {
+  return to(Device(DeviceType::CUDA, static_cast<DeviceIndex>(index < 0 ? cuda::current_device() : index)));
+}
+
+Module& Module::cpu() { return to(Device(DeviceType::CPU)); }
+
+Module& Module::train(bool on) {
+  training_ = on;
+  for (auto& [n, c] : children_) c->train(on);
+  return *this;
+}
+
+void Module::zero_grad(bool set_to_none) {
+  for (Tensor& p : parameters()) {
+    if (!p.grad().defined()) continue;
+    if (set_to_none) {
+      p.mutable_grad() = Tensor();
+    } else {
+      NoGradGuard no_grad;
+      p.mutable_grad().zero_();
+    }
+  }
+}
+
+Module& Module::apply(const std::function<void(Module&)>& fn) {
+  for (auto& [n, c] : children_) c->apply(fn);
+  fn(*this);
+  return *this;
+}
+
+NamedTensors Module::state_dict() const {
+  NamedTensors out;
+  auto visit = [&](const auto& self, const Module& m, const std::string& prefix) -> void {
+    for (const auto& [n, t] : m.parameters_) {
+      if (t.defined()) out.emplace_back(prefix + n, t.detach());
+    }
+    for (const auto& [n, t] : m.buffers_) {
+      if (t.defined()) out.emplace_back(prefix + n, t.detach());
+    }
+    for (const auto& [n, c] : m.children_) self(self, *c, prefix + n + ".");
+  };
+  visit(visit, *this, "");
+  return out;
+}
+
+void Module::load_state_dict(const NamedTensors& state, bool strict) {
+  // Everything is checked before any tensor is written, so a failed load changes nothing.
+  std::map<std::string, Tensor> own;
+  std::vector<std::string> own_order;
+  auto visit = [&](const auto& self, Module& m, const std::string& prefix) -> void {
+    for (auto& [n, t] : m.parameters_) {
+      if (t.defined()) {
+        own[prefix + n] = t;
+        own_order.push_back(prefix + n);
+      }
+    }
+    for (auto& [n, t] : m.buffers_) {
+      if (t.defined()) {
+        own[prefix + n] = t;
+        own_order.push_back(prefix + n);
+      }
+    }
+    for (auto& [n, c] : m.children_) self(self, *c, prefix + n + ".");
+  };
+  visit(visit, *this, "");
+  std::map<std::string, Tensor> given;
+  std::vector<std::string> unexpected, mismatches;
+  for (const auto& [n, t] : state) {
+    given[n] = t;
+    auto it = own.find(n);
+    if (it == own.end()) {
+      unexpected.push_back(n);
+    } else if (t.sizes() != it->second.sizes()) {
+      mismatches.push_back("size mismatch for " + n + ": copying a param with shape " + torch_size(t.sizes()) +
+                           " from checkpoint, the shape in current model is " + torch_size(it->second.sizes()) + ".");
+    }
+  }
+  std::vector<std::string> missing;
+  for (const std::string& n : own_order) {
+    if (!given.count(n)) missing.push_back(n);
+  }
+  std::ostringstream errors;
+  auto keys = [](const std::vector<std::string>& v) {
+    std::string s;
+    for (size_t i = 0; i < v.size(); ++i) s += (i ? ", \"" : "\"") + v[i] + "\"";
+    return s;
+  };
+  bool failed = !mismatches.empty();
+  if (strict && !unexpected.empty()) {
+    errors << "\n\tUnexpected key(s) in state_dict: " << keys(unexpected) << ". ";
+    failed = true;
+  }
+  if (strict && !missing.empty()) {
+    errors << "\n\tMissing key(s) in state_dict: " << keys(missing) << ". ";
+    failed = true;
+  }
+  for (const std::string& m : mismatches) errors << "\n\t" << m;
+  // PyTorch lists missing keys before unexpected ones.
+  std::string text = errors.str();
+  if (strict && !unexpected.empty() && !missing.empty()) {
+    text = "\n\tMissing key(s) in state_dict: " + keys(missing) + ". \n\tUnexpected key(s) in state_dict: " +
+           keys(unexpected) + ". ";
+    for (const std::string& m : mismatches) text += "\n\t" + m;
+  }
+  CTORCH_CHECK(!failed, "Error(s) in loading state_dict for ", name_, ":", text);
+  NoGradGuard no_grad;
+  for (const auto& [n, t] : state) {
+    auto it = own.find(n);
+    if (it != own.end()) it->second.copy_(t);
+  }
+}
+
+std::string Module::repr() const {
+  std::ostringstream os;
+  os << name_ << "(";
+  const std::string extra = extra_repr();
+  if (children_.empty()) {
+    os << extra << ")";
+    return os.str();
+  }
+  if (!extra.empty()) os << "\n  " << extra;
+  for (const auto& [n, c] : children_) {
+    std::string child = c->repr();
+    std::string indented;
+    for (char ch : child) {
+      indented += ch;
+      if (ch == '\n') indented += "  ";
+    }
+    os << "\n  (" << n << "): " << indented;
+  }
+  os << "\n)";
+  return os.str();
+}
+
+std::ostream& operator<<(std::ostream& os, const Module& module) { return os << module.repr(); }
+
+}  // namespace ctorch::nn

@@ -1,0 +1,214 @@
+// nn::Module, layers, losses, optimizers and schedulers on the cpu (device runs: tests/device/nn_device_test.cpp).
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <sstream>
+
+#include "ctorch/ctorch.h"
+#include "test_util.h"
+
+using namespace ctorch;
+
+namespace {
+
+std::vector<float> values(const Tensor& t) { return t.to(kFloat).contiguous().to_vector<float>(); }
+
+TEST(Nn, LinearInitializationMatchesPyTorch) {
+  // torch.manual_seed(0); torch.nn.Linear(4, 3): weight ~ U(-1/2, 1/2) drawn from torch.rand's stream.
+  manual_seed(0);
+  nn::Linear linear(4, 3);
+  const std::vector<float> w = values(linear.weight);
+  const std::vector<float> expected = {-0.0037f, 0.2682f, -0.4115f, -0.3680f, -0.1926f, 0.1341f,
+                                       -0.0099f, 0.3964f, -0.0444f, 0.1323f, -0.1511f, -0.0983f};
+  ASSERT_EQ(w.size(), expected.size());
+  for (size_t i = 0; i < w.size(); ++i) EXPECT_NEAR(w[i], expected[i], 5e-5) << i;
+  const std::vector<float> b = values(linear.bias);
+  const std::vector<float> expected_bias = {-0.4777f, -0.3311f, -0.2061f};
+  for (size_t i = 0; i < b.size(); ++i) EXPECT_NEAR(b[i], expected_bias[i], 5e-5) << i;
+  EXPECT_TRUE(linear.weight.requires_grad());
+  EXPECT_TRUE(linear.weight.is_leaf());
+}
+
+TEST(Nn, ForwardRecordsAddmmAndBackwardFillsParameterGradients) {
+  manual_seed(0);
+  nn::Linear linear(3, 2);
+  const Tensor x = tensor({{1.0, 2.0, 3.0}, {4.0, 5.0, 6.0}}).to(kFloat);
+  const Tensor y = linear(x);
+  ASSERT_TRUE(y.grad_fn());
+  EXPECT_EQ(y.grad_fn()->name(), "AddmmBackward0");
+  y.sum().backward();
+  // d(sum(x W^T + b))/dW = column sums of x for every output row; /db = batch size.
+  EXPECT_EQ(values(linear.weight.grad()), (std::vector<float>{5, 7, 9, 5, 7, 9}));
+  EXPECT_EQ(values(linear.bias.grad()), (std::vector<float>{2, 2}));
+}
+
+TEST(Nn, SequentialIndexingParametersAndRepr) {
+  auto net = std::make_shared<nn::Sequential>(std::initializer_list<std::shared_ptr<nn::UnaryModule>>{
+      std::make_shared<nn::Linear>(3, 4), std::make_shared<nn::ReLU>(), std::make_shared<nn::Linear>(4, 1)});
+  EXPECT_EQ(net->size(), 3u);
+  EXPECT_EQ(net->at<nn::Linear>(0).out_features, 4);
+  EXPECT_EQ(net->at<nn::Linear>(-1).in_features, 4);
+  EXPECT_THROW(net->at<nn::Linear>(1), TypeError);
+  EXPECT_THROW((*net)[3], IndexError);
+  const auto named = net->named_parameters();
+  ASSERT_EQ(named.size(), 4u);
+  EXPECT_EQ(named[0].first, "0.weight");
+  EXPECT_EQ(named[3].first, "2.bias");
+  EXPECT_EQ(net->repr(),
+            "Sequential(\n  (0): Linear(in_features=3, out_features=4, bias=True)\n  (1): ReLU()\n"
+            "  (2): Linear(in_features=4, out_features=1, bias=True)\n)");
+}
+
+TEST(Nn, StateDictRoundTripAndStrictErrorsChangeNothing) {
+  manual_seed(0);
+  nn::Linear a(2, 2), b(2, 2);
+  b.load_state_dict(a.state_dict());
+  EXPECT_TRUE(b.weight.equal(a.weight));
+  const Tensor before = b.weight.clone();
+  nn::NamedTensors bad = {{"weight", zeros({2, 2})}, {"extra", zeros({1})}};
+  try {
+    b.load_state_dict(bad);
+    FAIL() << "expected an error";
+  } catch (const Error& e) {
+    EXPECT_EQ(std::string(e.what()).find("Error(s) in loading state_dict for Linear:\n\tMissing key(s) in state_dict: "
+                                         "\"bias\". \n\tUnexpected key(s) in state_dict: \"extra\". "),
+              0u)
+        << e.what();
+  }
+  EXPECT_TRUE(b.weight.equal(before));  // nothing was copied
+  nn::NamedTensors wrong_shape = {{"weight", zeros({3, 2})}, {"bias", zeros({2})}};
+  EXPECT_THROW(b.load_state_dict(wrong_shape), Error);
+  EXPECT_TRUE(b.weight.equal(before));
+  b.load_state_dict({{"weight", zeros({2, 2})}}, /*strict=*/false);
+  EXPECT_TRUE(b.weight.equal(zeros({2, 2})));
+}
+
+TEST(Nn, ToDtypeKeepsParameterIdentity) {
+  nn::Linear linear(2, 3);
+  const Tensor handle = linear.weight;
+  linear.to(kDouble);
+  EXPECT_EQ(handle.dtype(), kDouble);
+  EXPECT_TRUE(handle.requires_grad());
+  EXPECT_TRUE(handle.is_leaf());
+  EXPECT_THROW(linear.to(kLong), TypeError);
+}
+
+TEST(Nn, LossesMatchTheirDefinitions) {
+  const Tensor input = tensor({{0.2, 0.8, -1.0}, {1.5, 0.1, 0.3}}).to(kDouble);
+  const Tensor target = tensor(std::vector<int64_t>{1, 0});
+  // cross_entropy = mean(-log_softmax(input)[i, target[i]])
+  const Tensor logp = input.log_softmax(1);
+  const double expected = -(logp[0][1].item<double>() + logp[1][0].item<double>()) / 2;
+  EXPECT_NEAR(nn::CrossEntropyLoss()(input, target).item<double>(), expected, 1e-12);
+  // ignore_index drops the ignored rows from sum and count.
+  const Tensor ignored = tensor(std::vector<int64_t>{1, -100});
+  EXPECT_NEAR(nn::functional::cross_entropy(input, ignored).item<double>(), -logp[0][1].item<double>(), 1e-12);
+  // label smoothing: (1 - e) * nll + e / C * mean(-sum(logp))
+  const double e = 0.1;
+  const double smooth = -(logp.sum().item<double>()) / 2;
+  EXPECT_NEAR(nn::functional::cross_entropy(input, target, Tensor(), -100, "mean", e).item<double>(),
+              (1 - e) * expected + e / 3 * smooth, 1e-12);
+  EXPECT_THROW(nn::functional::nll_loss(logp, tensor(std::vector<int64_t>{3, 0})), IndexError);
+  EXPECT_THROW(nn::functional::mse_loss(input, input, "avg"), ValueError);
+  const TensorOptions f64 = TensorOptions().dtype(kDouble);
+  const Tensor p = tensor({0.25, 0.9}, f64), t = tensor({0.0, 1.0}, f64);
+  EXPECT_NEAR(nn::BCELoss()(p, t).item<double>(), -(std::log(0.75) + std::log(0.9)) / 2, 1e-12);
+  const Tensor logits = tensor({-30.0, 40.0}).to(kDouble);
+  const double bce_logits = nn::BCEWithLogitsLoss()(logits, t).item<double>();
+  EXPECT_NEAR(bce_logits, (std::log1p(std::exp(-30.0)) + std::log1p(std::exp(-40.0))) / 2, 1e-15);
+  EXPECT_NEAR(nn::MSELoss("sum")(p, t).item<double>(), 0.25 * 0.25 + 0.1 * 0.1, 1e-12);
+  EXPECT_NEAR(nn::L1Loss()(p, t).item<double>(), (0.25 + 0.1) / 2, 1e-12);
+}
+
+TEST(Nn, CrossEntropyGradientIsSoftmaxMinusOneHot) {
+  const Tensor input = tensor({{0.2, 0.8, -1.0}, {1.5, 0.1, 0.3}}).to(kDouble).requires_grad_();
+  nn::CrossEntropyLoss()(input, tensor(std::vector<int64_t>{1, 0})).backward();
+  const Tensor expected = (input.detach().softmax(1) - tensor({{0.0, 1.0, 0.0}, {1.0, 0.0, 0.0}}).to(kDouble)) / 2;
+  EXPECT_TRUE(input.grad().allclose(expected, 1e-12, 1e-12));
+}
+
+TEST(Nn, DropoutScalesKeptElementsAndIsIdentityInEval) {
+  manual_seed(0);
+  nn::Dropout drop(0.25);
+  const Tensor x = ones({1000});
+  const Tensor y = drop(x);
+  for (float v : values(y)) EXPECT_TRUE(v == 0.0f || std::abs(v - 1 / 0.75f) < 1e-6f) << v;
+  const double kept = y.ne(0).sum().item<double>();
+  EXPECT_GT(kept, 650);
+  EXPECT_LT(kept, 850);
+  drop.eval();
+  EXPECT_TRUE(drop(x).is_same(x));
+  EXPECT_THROW(nn::Dropout(1.5), ValueError);
+}
+
+TEST(Optim, SgdWithMomentumFollowsPyTorchsUpdate) {
+  // p = 1, grad = 2p each step (loss p^2): buf_1 = g_1; buf_t = m*buf + g_t; p -= lr * buf.
+  Tensor p = tensor({1.0}).to(kDouble).requires_grad_();
+  optim::SGD opt({p}, optim::SGDOptions(0.1).momentum(0.9));
+  double pv = 1, buf = 0;
+  for (int i = 0; i < 3; ++i) {
+    opt.zero_grad();
+    (p * p).sum().backward();
+    opt.step();
+    const double g = 2 * pv;
+    buf = i == 0 ? g : 0.9 * buf + g;
+    pv -= 0.1 * buf;
+    EXPECT_NEAR(p.item<double>(), pv, 1e-12);
+  }
+  EXPECT_FALSE(p.requires_grad() == false);
+}
+
+TEST(Optim, AdamFirstStepMovesEachParameterByLr) {
+  // Adam's first step is lr * sign(grad) (up to eps).
+  Tensor p = tensor({1.0, -2.0, 3.0}).to(kDouble).requires_grad_();
+  optim::Adam opt({p}, optim::AdamOptions(0.01));
+  (p * p).sum().backward();
+  opt.step();
+  EXPECT_TRUE(p.detach().allclose(tensor({0.99, -1.99, 2.99}).to(kDouble), 0, 1e-7));
+  optim::AdamW w({p}, optim::AdamW::defaults());
+  EXPECT_DOUBLE_EQ(w.param_groups()[0].options.weight_decay(), 1e-2);
+}
+
+TEST(Optim, ZeroGradAndGroups) {
+  Tensor a = ones({2}).requires_grad_(), b = ones({2}).requires_grad_();
+  optim::SGD opt(std::vector<optim::ParamGroup<optim::SGDOptions>>{{{a}, optim::SGDOptions(0.1)},
+                                                                    {{b}, optim::SGDOptions(0.5)}});
+  (a + b).sum().backward();
+  opt.step();
+  EXPECT_TRUE(a.detach().equal(full({2}, 0.9f)));
+  EXPECT_TRUE(b.detach().equal(full({2}, 0.5f)));
+  opt.zero_grad(/*set_to_none=*/false);
+  EXPECT_TRUE(a.grad().equal(zeros({2})));
+  opt.zero_grad();
+  EXPECT_FALSE(a.grad().defined());
+  EXPECT_THROW(optim::SGD(std::vector<optim::ParamGroup<optim::SGDOptions>>{{{a}, optim::SGDOptions(0.1)},
+                                                                             {{a}, optim::SGDOptions(0.2)}}),
+               ValueError);
+  const Tensor nonleaf = a * 2;
+  EXPECT_THROW(optim::SGD({nonleaf}, optim::SGDOptions(0.1)), Error);
+}
+
+TEST(Optim, SchedulersFollowPyTorchsSchedules) {
+  Tensor p = ones({1}).requires_grad_();
+  optim::SGD opt({p}, optim::SGDOptions(1.0));
+  optim::StepLR step(opt, 2, 0.5);
+  std::vector<double> lrs;
+  for (int i = 0; i < 5; ++i) {
+    step.step();
+    lrs.push_back(step.get_last_lr()[0]);
+  }
+  EXPECT_EQ(lrs, (std::vector<double>{1.0, 0.5, 0.5, 0.25, 0.25}));
+  optim::SGD opt2({p}, optim::SGDOptions(1.0));
+  optim::CosineAnnealingLR cos(opt2, 4, 0.0);
+  for (int i = 1; i <= 4; ++i) {
+    cos.step();
+    EXPECT_NEAR(cos.get_last_lr()[0], (1 + std::cos(M_PI * i / 4)) / 2, 1e-12) << i;
+  }
+  optim::SGD opt3({p}, optim::SGDOptions(2.0));
+  optim::LambdaLR lambda(opt3, [](int64_t e) { return 1.0 / (e + 1); });
+  EXPECT_DOUBLE_EQ(opt3.lr(0), 2.0);
+  lambda.step();
+  EXPECT_DOUBLE_EQ(opt3.lr(0), 1.0);
+}
+
+}  // namespace
