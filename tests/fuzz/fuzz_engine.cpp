@@ -257,7 +257,8 @@ Outcome run(const Case& c, const std::vector<Device>& devs, Device target, bool 
       // Empty results have nothing to read (and a legal empty view may have sizes whose product
       // overflows before its 0, which no copy can allocate).
       const bool read = c.compare_values && e.tensor.numel() > 0 && e.tensor.numel() <= (int64_t{1} << 22);
-      out.results.push_back({e.host ? e.tensor : read ? e.tensor.cpu() : Tensor(), e.host});
+      // detach(): a copy that recorded history would keep the device result alive through its graph.
+      out.results.push_back({e.host ? e.tensor : read ? e.tensor.detach().cpu() : Tensor(), e.host});
     }
   } else {
     if (out.err_msg.find("internal assert failed") != std::string::npos) {

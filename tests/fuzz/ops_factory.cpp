@@ -93,7 +93,11 @@ void gen_factory(Rng& rng, Case& c) {
           case 0: r.add(zeros_like(t[0], opts)); break;
           case 1: r.add(ones_like(t[0], opts)); break;
           case 2: r.add(full_like(t[0], v, opts)); break;
-          default: r.add(empty_like(t[0], opts).fill_(0)); break;
+          default: {
+            NoGradGuard no_grad;  // filling a leaf that requires grad is only legal without recording
+            r.add(empty_like(t[0], opts).fill_(0));
+            break;
+          }
         }
         break;
       case 9:
@@ -101,7 +105,11 @@ void gen_factory(Rng& rng, Case& c) {
           case 0: r.add(t[0].new_zeros(size, opts)); break;
           case 1: r.add(t[0].new_ones(size, opts)); break;
           case 2: r.add(t[0].new_full(size, v, opts)); break;
-          default: r.add(t[0].new_empty(size, opts).zero_()); break;
+          default: {
+            NoGradGuard no_grad;
+            r.add(t[0].new_empty(size, opts).zero_());
+            break;
+          }
         }
         break;
       case 10: r.add(t[0].new_tensor(t[0], opts)); break;

@@ -147,16 +147,20 @@ TEST(View, ZeroDimAndEmpty) {
   EXPECT_EQ(vec(e.view({3, 0, 2}).strides()), (V{2, 2, 1}));
 }
 
-TEST(View, ViewAsAndNoGrad) {
+TEST(View, ViewsOfATensorThatRequiresGradRecordTheirHistory) {
   Tensor x = zeros({2, 3}).requires_grad_(true);
   Tensor other = zeros({3, 2});
   Tensor v = x.view_as(other);
   EXPECT_EQ(vec(v.sizes()), (V{3, 2}));
   EXPECT_TRUE(shares_storage(v, x));
-  EXPECT_FALSE(v.requires_grad());
+  EXPECT_TRUE(v.requires_grad());  // as PyTorch: a view of a tensor that requires grad is a non-leaf
+  EXPECT_EQ(v.grad_fn()->name(), "ViewBackward0");
+  EXPECT_EQ(x.t().grad_fn()->name(), "TBackward0");
+  EXPECT_EQ(x.index({0}).grad_fn()->name(), "SelectBackward0");
+  EXPECT_EQ(x.reshape(-1).grad_fn()->name(), "ViewBackward0");
+  NoGradGuard no_grad;
+  EXPECT_FALSE(x.view_as(other).requires_grad());
   EXPECT_FALSE(x.t().requires_grad());
-  EXPECT_FALSE(x.index({0}).requires_grad());
-  EXPECT_FALSE(x.reshape(-1).requires_grad());
 }
 
 // ---- reshape -----------------------------------------------------------------------------------
