@@ -40,6 +40,13 @@ class Module : public std::enable_shared_from_this<Module> {
     add_child(std::move(name), module);
     return module;
   }
+  /// Adds the module a holder owns (libtorch's ModuleHolder: `fc = register_module("fc", Linear(3, 1))`).
+  template <class Holder>
+    requires requires(const Holder& h) { h.ptr(); }
+  Holder register_module(std::string name, Holder holder) {
+    add_child(std::move(name), holder.ptr());
+    return holder;
+  }
 
   /// Parameters of this module and (recurse) its descendants.
   std::vector<Tensor> parameters(bool recurse = true) const;
@@ -74,8 +81,8 @@ class Module : public std::enable_shared_from_this<Module> {
   /// True in training mode.
   bool is_training() const { return training_; }
 
-  /// Clears (set_to_none) or zeroes the gradients of every parameter.
-  void zero_grad(bool set_to_none = true);
+  /// Zeroes (or, with set_to_none, clears) every parameter's gradient; PyTorch 1.13 zeroes by default.
+  void zero_grad(bool set_to_none = false);
   /// Calls `fn` on this module and every descendant (children first, as PyTorch's apply).
   Module& apply(const std::function<void(Module&)>& fn);
 

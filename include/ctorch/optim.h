@@ -27,7 +27,7 @@ namespace ctorch::optim {
 
 /// SGD's hyper-parameters (torch.optim.SGD).
 struct SGDOptions {
-  explicit SGDOptions(double lr) : lr_(lr) {}
+  SGDOptions(double lr) : lr_(lr) {}  // NOLINT: implicit, as libtorch's (SGD(params, 0.1))
   CTORCH_OPTIM_ARG(double, lr, 0)
   CTORCH_OPTIM_ARG(double, momentum, 0)
   CTORCH_OPTIM_ARG(double, dampening, 0)
@@ -38,7 +38,7 @@ struct SGDOptions {
 
 /// Adam's and AdamW's hyper-parameters (torch.optim.Adam / AdamW; AdamW's weight_decay defaults to 1e-2).
 struct AdamOptions {
-  explicit AdamOptions(double lr = 1e-3) : lr_(lr) {}
+  AdamOptions(double lr = 1e-3) : lr_(lr) {}  // NOLINT: implicit, as libtorch's
   CTORCH_OPTIM_ARG(double, lr, 1e-3)
   CTORCH_OPTIM_ARG(double, beta1, 0.9)
   CTORCH_OPTIM_ARG(double, beta2, 0.999)
@@ -56,7 +56,7 @@ struct AdamOptions {
 
 /// RMSprop's hyper-parameters (torch.optim.RMSprop).
 struct RMSpropOptions {
-  explicit RMSpropOptions(double lr = 1e-2) : lr_(lr) {}
+  RMSpropOptions(double lr = 1e-2) : lr_(lr) {}  // NOLINT: implicit, as libtorch's
   CTORCH_OPTIM_ARG(double, lr, 1e-2)
   CTORCH_OPTIM_ARG(double, alpha, 0.99)
   CTORCH_OPTIM_ARG(double, eps, 1e-8)
@@ -78,8 +78,8 @@ class Optimizer {
   virtual ~Optimizer() = default;
   /// One update of every parameter that has a gradient (runs without recording history).
   virtual void step() = 0;
-  /// Clears (set_to_none) or zeroes every parameter's gradient.
-  void zero_grad(bool set_to_none = true);
+  /// Zeroes (or, with set_to_none, clears) every parameter's gradient; PyTorch 1.13 zeroes by default.
+  void zero_grad(bool set_to_none = false);
   /// Number of parameter groups.
   virtual size_t num_groups() const = 0;
   /// The parameters of group `g`.

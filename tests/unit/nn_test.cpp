@@ -179,7 +179,7 @@ TEST(Optim, ZeroGradAndGroups) {
   EXPECT_TRUE(b.detach().equal(full({2}, 0.5f)));
   opt.zero_grad(/*set_to_none=*/false);
   EXPECT_TRUE(a.grad().equal(zeros({2})));
-  opt.zero_grad();
+  opt.zero_grad(/*set_to_none=*/true);
   EXPECT_FALSE(a.grad().defined());
   EXPECT_THROW(optim::SGD(std::vector<optim::ParamGroup<optim::SGDOptions>>{{{a}, optim::SGDOptions(0.1)},
                                                                              {{a}, optim::SGDOptions(0.2)}}),

@@ -1,0 +1,202 @@
+// libtorch's C++ frontend over ctorch::nn and ctorch::optim: module holders (`torch::nn::Linear`
+// used through `->`), the *Impl classes with their Options, TORCH_MODULE, and the free functions
+// training code calls (torch::relu, torch::nll_loss, ...). Everything forwards to the native API.
+// Not here: torch::save/load of modules (ctorch checkpoints are safetensors), AnyModule,
+// Functional, Conv/BatchNorm/Embedding layers (not in ctorch yet).
+#pragma once
+
+#include <memory>
+#include <tuple>
+#include <type_traits>
+#include <utility>
+
+#include "ctorch/ctorch.h"
+
+namespace torch::nn {
+using namespace ::ctorch::nn;  // NOLINT(google-build-using-namespace): Module, functional, NamedTensors
+
+/// Owns a module through a shared pointer and forwards calls to it (libtorch's ModuleHolder).
+template <class Contained>
+class ModuleHolder {
+ public:
+  using ContainedType = Contained;
+  /// An empty holder (`torch::nn::Linear fc{nullptr}`), filled later by assignment.
+  ModuleHolder(std::nullptr_t) {}  // NOLINT: libtorch's implicit form
+  /// A module built from `args` (Contained's constructor).
+  template <class Head, class... Tail>
+    requires(!std::is_same_v<std::decay_t<Head>, ModuleHolder> && !std::is_same_v<std::decay_t<Head>, std::nullptr_t> &&
+             std::is_constructible_v<Contained, Head, Tail...>)
+  explicit ModuleHolder(Head&& head, Tail&&... tail)
+      : impl_(std::make_shared<Contained>(std::forward<Head>(head), std::forward<Tail>(tail)...)) {}
+  /// Wraps an existing module.
+  ModuleHolder(std::shared_ptr<Contained> module) : impl_(std::move(module)) {}  // NOLINT
+  /// Contained's default module.
+  ModuleHolder()
+    requires std::is_default_constructible_v<Contained>
+      : impl_(std::make_shared<Contained>()) {}
+
+  Contained* operator->() const { return get(); }
+  Contained& operator*() const { return *get(); }
+  /// The module (throws when empty).
+  Contained* get() const {
+    CTORCH_CHECK(impl_ != nullptr, "Accessing empty ModuleHolder");
+    return impl_.get();
+  }
+  /// The shared pointer.
+  const std::shared_ptr<Contained>& ptr() const { return impl_; }
+  /// True when nothing is held.
+  bool is_empty() const { return impl_ == nullptr; }
+  /// Calls the module's forward.
+  template <class... Args>
+  auto operator()(Args&&... args) const {
+    return get()->forward(std::forward<Args>(args)...);
+  }
+
+ private:
+  std::shared_ptr<Contained> impl_;
+};
+
+}  // namespace torch::nn
+
+/// Declares `Name` as the holder of `NameImpl` (libtorch's TORCH_MODULE).
+#define TORCH_MODULE(Name)                                        \
+  class Name : public ::torch::nn::ModuleHolder<Name##Impl> {     \
+   public:                                                        \
+    using ::torch::nn::ModuleHolder<Name##Impl>::ModuleHolder;    \
+    Name() : ::torch::nn::ModuleHolder<Name##Impl>(nullptr) {}    \
+  }
+
+namespace torch::nn {
+
+/// A chainable option with a getter (libtorch's TORCH_ARG), for the options below.
+#define CTORCH_NN_ARG(T, name)        \
+ public:                              \
+  auto& name(T value) {               \
+    name##_ = value;                  \
+    return *this;                     \
+  }                                   \
+  T name() const { return name##_; }  \
+                                      \
+ private:                             \
+  T name##_;                          \
+                                      \
+ public:
+
+/// torch::nn::LinearOptions(in, out).bias(false).
+struct LinearOptions {
+  LinearOptions(int64_t in_features, int64_t out_features) : in_features_(in_features), out_features_(out_features) {}
+  CTORCH_NN_ARG(int64_t, in_features)
+  CTORCH_NN_ARG(int64_t, out_features)
+  bool bias_ = true;
+  /// With or without a bias.
+  LinearOptions& bias(bool b) {
+    bias_ = b;
+    return *this;
+  }
+  bool bias() const { return bias_; }
+};
+
+/// libtorch's LinearImpl: ctorch's Linear with its options.
+class LinearImpl : public ::ctorch::nn::Linear {
+ public:
+  LinearImpl(int64_t in_features, int64_t out_features) : LinearImpl(LinearOptions(in_features, out_features)) {}
+  explicit LinearImpl(const LinearOptions& o)
+      : ::ctorch::nn::Linear(o.in_features(), o.out_features(), o.bias()), options(o) {}
+  LinearOptions options;
+};
+TORCH_MODULE(Linear);
+
+/// torch::nn::DropoutOptions(p).
+struct DropoutOptions {
+  DropoutOptions(double p = 0.5) : p_(p) {}  // NOLINT: implicit, as libtorch's
+  CTORCH_NN_ARG(double, p)
+};
+/// libtorch's DropoutImpl.
+class DropoutImpl : public ::ctorch::nn::Dropout {
+ public:
+  explicit DropoutImpl(const DropoutOptions& o = {}) : ::ctorch::nn::Dropout(o.p()) {}
+  explicit DropoutImpl(double p) : ::ctorch::nn::Dropout(p) {}
+};
+TORCH_MODULE(Dropout);
+
+/// libtorch's ReLUImpl.
+class ReLUImpl : public ::ctorch::nn::ReLU {};
+TORCH_MODULE(ReLU);
+/// libtorch's SigmoidImpl.
+class SigmoidImpl : public ::ctorch::nn::Sigmoid {};
+TORCH_MODULE(Sigmoid);
+/// libtorch's TanhImpl.
+class TanhImpl : public ::ctorch::nn::Tanh {};
+TORCH_MODULE(Tanh);
+/// libtorch's FlattenImpl (start_dim 1, end_dim -1).
+class FlattenImpl : public ::ctorch::nn::Flatten {};
+TORCH_MODULE(Flatten);
+
+/// libtorch's SequentialImpl: built from holders or shared pointers of one-tensor modules.
+class SequentialImpl : public ::ctorch::nn::Sequential {
+ public:
+  SequentialImpl() = default;
+  /// The given layers in order.
+  template <class... Layers>
+    requires(sizeof...(Layers) > 0)
+  explicit SequentialImpl(Layers&&... layers) {
+    (push_back(std::forward<Layers>(layers)), ...);
+  }
+  using ::ctorch::nn::Sequential::push_back;
+  /// Appends the module a holder owns.
+  template <class Holder>
+    requires requires(const Holder& h) { h.ptr(); }
+  void push_back(const Holder& holder) {
+    ::ctorch::nn::Sequential::push_back(holder.ptr());
+  }
+};
+TORCH_MODULE(Sequential);
+
+/// Loss holders: `torch::nn::CrossEntropyLoss loss; loss(logits, target)`.
+class MSELossImpl : public ::ctorch::nn::MSELoss {};
+TORCH_MODULE(MSELoss);
+class L1LossImpl : public ::ctorch::nn::L1Loss {};
+TORCH_MODULE(L1Loss);
+class NLLLossImpl : public ::ctorch::nn::NLLLoss {};
+TORCH_MODULE(NLLLoss);
+class CrossEntropyLossImpl : public ::ctorch::nn::CrossEntropyLoss {};
+TORCH_MODULE(CrossEntropyLoss);
+class BCELossImpl : public ::ctorch::nn::BCELoss {};
+TORCH_MODULE(BCELoss);
+class BCEWithLogitsLossImpl : public ::ctorch::nn::BCEWithLogitsLoss {};
+TORCH_MODULE(BCEWithLogitsLoss);
+
+#undef CTORCH_NN_ARG
+}  // namespace torch::nn
+
+namespace torch::optim {
+using namespace ::ctorch::optim;  // NOLINT(google-build-using-namespace): SGD, Adam, options, schedulers
+}  // namespace torch::optim
+
+namespace torch {
+// The free functions of the C++ frontend that training code calls.
+/// torch::relu(x).
+inline Tensor relu(const Tensor& x) { return x.relu(); }
+/// torch::sigmoid(x).
+inline Tensor sigmoid(const Tensor& x) { return x.sigmoid(); }
+/// torch::tanh(x).
+inline Tensor tanh(const Tensor& x) { return x.tanh(); }
+/// torch::softmax(x, dim).
+inline Tensor softmax(const Tensor& x, int64_t dim) { return x.softmax(dim); }
+/// torch::log_softmax(x, dim).
+inline Tensor log_softmax(const Tensor& x, int64_t dim) { return x.log_softmax(dim); }
+/// torch::dropout(x, p, train).
+inline Tensor dropout(const Tensor& x, double p, bool train) { return ::ctorch::nn::functional::dropout(x, p, train); }
+/// torch::mse_loss(input, target) (mean).
+inline Tensor mse_loss(const Tensor& input, const Tensor& target) {
+  return ::ctorch::nn::functional::mse_loss(input, target);
+}
+/// torch::nll_loss(input, target) (mean).
+inline Tensor nll_loss(const Tensor& input, const Tensor& target) {
+  return ::ctorch::nn::functional::nll_loss(input, target);
+}
+/// torch::binary_cross_entropy(input, target) (mean).
+inline Tensor binary_cross_entropy(const Tensor& input, const Tensor& target) {
+  return ::ctorch::nn::functional::binary_cross_entropy(input, target);
+}
+}  // namespace torch

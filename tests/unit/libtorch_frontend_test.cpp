@@ -1,0 +1,66 @@
+// libtorch's C++ frontend through <ctorch/torch.h>: a module struct with register_module, holders,
+// an optimizer built from a learning rate, and the free loss functions, as libtorch programs use them.
+#include <gtest/gtest.h>
+
+#include <ctorch/torch.h>
+
+namespace {
+
+// The PyTorch C++ frontend tutorial's network, unchanged.
+struct Net : torch::nn::Module {
+  Net() {
+    fc1 = register_module("fc1", torch::nn::Linear(784, 64));
+    fc2 = register_module("fc2", torch::nn::Linear(64, 32));
+    fc3 = register_module("fc3", torch::nn::Linear(32, 10));
+  }
+  torch::Tensor forward(torch::Tensor x) {
+    x = torch::relu(fc1->forward(x.reshape({x.size(0), 784})));
+    x = torch::dropout(x, /*p=*/0.5, /*train=*/is_training());
+    x = torch::relu(fc2->forward(x));
+    x = torch::log_softmax(fc3->forward(x), /*dim=*/1);
+    return x;
+  }
+  torch::nn::Linear fc1{nullptr}, fc2{nullptr}, fc3{nullptr};
+};
+
+TEST(LibtorchFrontend, TutorialNetTrainsOnAFixedBatch) {
+  torch::manual_seed(1);
+  auto net = std::make_shared<Net>();
+  EXPECT_EQ(net->parameters().size(), 6u);
+  EXPECT_EQ(net->named_parameters()[0].first, "fc1.weight");
+  torch::optim::SGD optimizer(net->parameters(), /*lr=*/0.1);
+  const torch::Tensor images = torch::rand({32, 1, 28, 28});
+  const torch::Tensor labels = torch::randint(0, 10, {32});
+  net->eval();  // no dropout: the loss on one batch must fall
+  float first = 0, last = 0;
+  for (int step = 0; step < 30; ++step) {
+    optimizer.zero_grad();
+    torch::Tensor loss = torch::nll_loss(net->forward(images), labels);
+    loss.backward();
+    optimizer.step();
+    (step == 0 ? first : last) = loss.item<float>();
+  }
+  EXPECT_LT(last, first - 0.25f) << first << " -> " << last;  // random labels: memorizing is slow
+}
+
+TEST(LibtorchFrontend, HoldersSequentialAndLosses) {
+  torch::nn::Linear empty{nullptr};
+  EXPECT_TRUE(empty.is_empty());
+  EXPECT_THROW(empty->forward(torch::ones({1, 1})), c10::Error);
+  torch::nn::Linear with_options(torch::nn::LinearOptions(3, 2).bias(false));
+  EXPECT_FALSE(with_options->bias.defined());
+  EXPECT_EQ(with_options->options.out_features(), 2);
+  torch::nn::Sequential seq(torch::nn::Linear(3, 4), torch::nn::ReLU(), torch::nn::Linear(4, 1));
+  EXPECT_EQ(seq->size(), 3u);
+  EXPECT_EQ(seq->forward(torch::ones({2, 3})).sizes(), (std::vector<int64_t>{2, 1}));
+  torch::nn::CrossEntropyLoss ce;
+  auto logits = torch::randn({4, 3}, torch::requires_grad());
+  ce(logits, torch::tensor({0, 2, 1, 0})).backward();
+  EXPECT_EQ(logits.grad().sizes(), (std::vector<int64_t>{4, 3}));
+  torch::optim::Adam adam(seq->parameters(), torch::optim::AdamOptions(1e-3).betas({0.8, 0.9}));
+  EXPECT_DOUBLE_EQ(adam.param_groups()[0].options.beta1(), 0.8);
+  torch::NoGradGuard no_grad;
+  EXPECT_FALSE(seq->forward(torch::ones({1, 3})).requires_grad());
+}
+
+}  // namespace
