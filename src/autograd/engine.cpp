@@ -47,16 +47,23 @@ void sync_streams(const std::optional<Stream>& producer, const std::optional<Str
   event.wait(cuda::Stream(*consumer));
 }
 
-void add_gradient(Pending& slot, const Tensor& grad, const std::optional<Stream>& stream) {
+// Adds `grad` (made on `stream`) into the input slot of a node that runs on `consumer`: a second
+// gradient is summed on the consumer's stream once both producers' work is waited for.
+void add_gradient(Pending& slot, const Tensor& grad, const std::optional<Stream>& stream,
+                  const std::optional<Stream>& consumer) {
   if (!grad.defined()) return;
   if (!slot.grad.defined()) {
     slot.grad = grad;
     slot.stream = stream;
     return;
   }
-  sync_streams(slot.stream, stream);
+  const std::optional<Stream> where = consumer ? consumer : stream;
+  sync_streams(slot.stream, where);
+  sync_streams(stream, where);
+  std::optional<impl::StreamGuard> guard;
+  if (where) guard.emplace(*where);
   slot.grad = slot.grad + grad;  // out of place: the first gradient may be shared
-  slot.stream = stream;
+  slot.stream = where;
 }
 
 void check_anomaly(const Node& node, const variable_list& outputs) {
@@ -165,7 +172,7 @@ variable_list run(const variable_list& roots, const variable_list& root_grads, c
     Node* n = root_edges[i].function.get();
     std::optional<Stream> stream;
     if (start[i].is_cuda()) stream = ops::stream_for(start[i].device());
-    add_gradient(tasks[n].inputs[root_edges[i].input_nr], start[i], stream);
+    add_gradient(tasks[n].inputs[root_edges[i].input_nr], start[i], stream, n->stream());
   }
   std::unordered_set<Node*> queued;
   for (const Edge& e : root_edges) {
@@ -214,7 +221,9 @@ variable_list run(const variable_list& roots, const variable_list& root_grads, c
       if (!e.is_valid()) continue;
       Node* next = e.function.get();
       NodeTask& next_task = tasks[next];
-      if (must_run(next) || capture_at.count(next)) add_gradient(next_task.inputs[e.input_nr], outputs[i], stream);
+      if (must_run(next) || capture_at.count(next)) {
+        add_gradient(next_task.inputs[e.input_nr], outputs[i], stream, next->stream());
+      }
       if (--next_task.dependencies == 0 && queued.insert(next).second) ready.push(next);
     }
   }

@@ -131,6 +131,7 @@ const char* formula_name(GradFn fn, const ops::GradArgs& a, ArrayRef<const Tenso
     case GradFn::Clone: return "CloneBackward0";
     case GradFn::Copy: return "CopyBackwards";
     case GradFn::Fill: return "FillBackward0";
+    case GradFn::Zero: return "ZeroBackward0";
     case GradFn::Cat: return "CatBackward0";
     case GradFn::Stack: return "StackBackward0";
     case GradFn::Where: return "WhereBackward0";
@@ -545,8 +546,9 @@ variable_list FormulaNode::shape(const Tensor& g) {
     }
     case GradFn::AsStrided:
       CTORCH_CHECK_NOT_IMPLEMENTED(false, "the derivative for 'as_strided' is not implemented in ctorch");
-    case GradFn::Copy: return {Tensor(), g};
-    case GradFn::Fill: return {Tensor()};
+    case GradFn::Copy: return {zeros_like(g), g};  // self's old value is overwritten: zero gradient
+    case GradFn::Fill:
+    case GradFn::Zero: return {zeros_like(g)};
     case GradFn::Cat:
     case GradFn::Stack: {
       const int64_t nd = g.dim();

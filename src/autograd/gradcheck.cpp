@@ -13,17 +13,21 @@ namespace {
 std::vector<std::vector<double>> numerical_jacobian(const std::function<variable_list(const variable_list&)>& fn,
                                                     const variable_list& inputs, size_t i, size_t out_index,
                                                     double eps) {
+  // The inputs are perturbed in copies: writing into them would bump the version of tensors the
+  // analytical graph saved (PyTorch perturbs x.data, which has its own version counter).
   NoGradGuard no_grad;
-  Tensor flat = inputs[i].detach().view({-1});
+  variable_list perturbed = inputs;
+  perturbed[i] = inputs[i].detach().clone();
+  Tensor flat = perturbed[i].view({-1});
   const int64_t n = flat.numel();
   std::vector<std::vector<double>> columns;
   for (int64_t j = 0; j < n; ++j) {
     Tensor element = flat.select(0, j);
     const double original = element.item<double>();
     element.fill_(original + eps);
-    const std::vector<double> plus = fn(inputs).at(out_index).to(kDouble).contiguous().to_vector<double>();
+    const std::vector<double> plus = fn(perturbed).at(out_index).to(kDouble).contiguous().to_vector<double>();
     element.fill_(original - eps);
-    const std::vector<double> minus = fn(inputs).at(out_index).to(kDouble).contiguous().to_vector<double>();
+    const std::vector<double> minus = fn(perturbed).at(out_index).to(kDouble).contiguous().to_vector<double>();
     element.fill_(original);
     std::vector<double> column(plus.size());
     for (size_t k = 0; k < plus.size(); ++k) column[k] = (plus[k] - minus[k]) / (2 * eps);

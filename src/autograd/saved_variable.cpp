@@ -3,6 +3,7 @@
 #include <sstream>
 
 #include "autograd/meta.h"
+#include "ctorch/autograd.h"
 #include "ctorch/error.h"
 
 namespace ctorch::autograd {
@@ -31,12 +32,21 @@ Tensor SavedVariable::unpack(const std::shared_ptr<Node>& owner, const char* nod
   if (data_._version() != version_) {
     std::ostringstream os;
     os << "one of the variables needed for gradient computation has been modified by an inplace operation: ["
-       << (data_.is_cuda() ? "torch.cuda." : "torch.") << scalar_type_cpp_name(data_.dtype()) << "Tensor ["
-       << data_.sizes() << "]]";
-    if (is_output_) os << ", which is output " << output_nr_ << " of " << node_name << ",";
-    os << " is at version " << data_._version() << "; expected version " << version_
-       << " instead. Hint: enable anomaly detection to find the operation that failed to compute its gradient, "
-          "with torch.autograd.set_detect_anomaly(True).";
+       << (data_.is_cuda() ? "torch.cuda." : "torch.") << scalar_type_cpp_name(data_.dtype()) << "Tensor "
+       << data_.sizes() << "]";
+    if (is_output_) {
+      os << ", which is output " << output_nr_ << " of " << node_name << ",";
+    } else if (AutogradMeta* meta = meta_of(data_); meta != nullptr && meta->grad_fn) {
+      os << ", which is output " << meta->output_nr << " of " << meta->grad_fn->name() << ",";  // its current producer
+    }
+    os << " is at version " << data_._version() << "; expected version " << version_ << " instead. Hint: ";
+    if (AnomalyMode::is_enabled()) {
+      os << "the backtrace further above shows the operation that failed to compute its gradient. The variable in "
+            "question was changed in there or anywhere later. Good luck!";
+    } else {
+      os << "enable anomaly detection to find the operation that failed to compute its gradient, with "
+            "torch.autograd.set_detect_anomaly(True).";
+    }
     CTORCH_CHECK(false, os.str());
   }
   if (!is_output_ || !GradMode::is_enabled() || owner == nullptr) return data_;

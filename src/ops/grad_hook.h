@@ -58,7 +58,8 @@ enum class GradFn : uint8_t {
   ToCopy,      ///< to(dtype/device)
   Clone,
   Copy,        ///< copy_ (in place): inputs self, src
-  Fill,        ///< fill_ / zero_ (in place)
+  Fill,        ///< fill_ (in place)
+  Zero,        ///< zero_ (in place)
   Cat,         ///< args.dim; every tensor is an input
   Stack,       ///< args.dim
   Where,       ///< inputs condition, self, other (condition not differentiable)
@@ -140,21 +141,36 @@ template <class Impl, class Args>
   GradArgs args;
   make_args(args);
   Tensor original = self;  // its history is the node's first input
+  // Other operands that share self's storage are read by the formula after the write: they get
+  // recorded clones too (`y.mul_(y)` differentiates as y * y).
+  Tensor other_copies[2];
+  const Tensor* other_inputs[2] = {nullptr, nullptr};
+  size_t n_others = 0;
+  for (const Tensor* o : others) other_inputs[n_others++] = o;
   if (r != nullptr) {
     r->check_inplace(self);
-    if (r->needs_original_self(fn, args)) original = self.clone();  // recorded: CloneBackward0
+    if (r->needs_original_self(fn, args)) {
+      original = self.clone();  // recorded: CloneBackward0
+      for (size_t i = 0; i < n_others; ++i) {
+        const Tensor* o = other_inputs[i];
+        if (o->defined() && o->impl()->storage().get() == self.impl()->storage().get()) {
+          other_copies[i] = o->clone();
+          other_inputs[i] = &other_copies[i];
+        }
+      }
+    }
   }
   {
     AutoGradMode below(false);
     impl();
   }
   if (r != nullptr) {
-    if (others.size() == 0) {
+    if (n_others == 0) {
       r->record(fn, {&original}, self, args);
-    } else if (others.size() == 1) {
-      r->record(fn, {&original, *others.begin()}, self, args);
+    } else if (n_others == 1) {
+      r->record(fn, {&original, other_inputs[0]}, self, args);
     } else {
-      r->record(fn, {&original, others.begin()[0], others.begin()[1]}, self, args);
+      r->record(fn, {&original, other_inputs[0], other_inputs[1]}, self, args);
     }
   }
   return self;

@@ -221,5 +221,10 @@ Tensor& Tensor::fill_(const Tensor& value) {
   return fill_(value.item());
 }
 
-Tensor& Tensor::zero_() { return fill_(0); }
+Tensor& Tensor::zero_() {
+  if (ops::needs_grad({this})) [[unlikely]] {
+    return ops::recorded_inplace(ops::GradFn::Zero, *this, {}, [&] { fill_(0); }, [](ops::GradArgs&) {});
+  }
+  return fill_(0);
+}
 }  // namespace ctorch

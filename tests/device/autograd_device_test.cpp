@@ -306,27 +306,13 @@ class AutogradGradcheck : public ::testing::TestWithParam<std::tuple<Backend, si
   Device device_ = Device(DeviceType::CPU);
 };
 
-// Note [gradcheck through clones]
-// autograd::gradcheck records the graph first, then perturbs the inputs in place through detach(),
-// which shares their version counter, so every op that saves an input fails with "modified by an
-// inplace operation" (bug; AutogradGradcheckItself.OpThatSavesItsInput in tests/unit/autograd_test.cpp).
-// Until it is fixed the table differentiates through a clone of each input: CloneBackward0 saves
-// nothing, and the op under test saves the clone, which the perturbation does not touch.
-// DeviceGradientsEqualCpuGradients below uses the leaves directly.
-autograd::variable_list through_clones(const GradCase& gc, const variable_list& in) {
-  variable_list cloned;
-  for (const Tensor& t : in) cloned.push_back(t.requires_grad() ? t.clone() : t);
-  return gc.fn(cloned);
-}
-
 TEST_P(AutogradGradcheck, MatchesFiniteDifferences) {
   const GradCase& gc = cases()[std::get<1>(GetParam())];
   const variable_list inputs = make_inputs(gc, device_, 1234);
   const variable_list outputs = gc.fn(inputs);
   ASSERT_TRUE(outputs.at(0).requires_grad()) << gc.name << " did not record";
   EXPECT_EQ(outputs.at(0).device(), device_);
-  EXPECT_TRUE(autograd::gradcheck([&gc](const variable_list& in) { return through_clones(gc, in); }, inputs,
-                                  gc.options));
+  EXPECT_TRUE(autograd::gradcheck(gc.fn, inputs, gc.options));
 }
 
 TEST_P(AutogradGradcheck, DeviceGradientsEqualCpuGradients) {
