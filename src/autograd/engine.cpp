@@ -71,9 +71,10 @@ void check_anomaly(const Node& node, const variable_list& outputs) {
     const Tensor& g = outputs[i];
     if (!g.defined() || !g.is_floating_point()) continue;
     if (g.ne(g).any().item<bool>()) {
+      // PyTorch warns with the forward's traceback, then raises.
+      if (!node.forward_trace().empty()) warn("Error detected in " + node.name() + ". " + node.forward_trace());
       std::ostringstream os;
       os << "Function '" << node.name() << "' returned nan values in its " << i << "th output.";
-      if (!node.forward_trace().empty()) os << " (" << node.forward_trace() << ")";
       CTORCH_CHECK(false, os.str());
     }
   }

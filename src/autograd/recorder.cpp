@@ -1,11 +1,13 @@
 // The recorder the ops call (ops/grad_hook.h, Note [Recording hook]): builds one node per recorded
 // call, links it to the inputs' gradient edges and makes it the output's grad_fn.
 #include <atomic>
+#include <sstream>
 
 #include "autograd/accumulate_grad.h"
 #include "autograd/formulas.h"
 #include "autograd/meta.h"
 #include "ctorch/autograd.h"
+#include "memory/backtrace.h"
 #include "ops/grad_hook.h"
 #include "ops/launch.h"
 #include "tensor/print_format.h"
@@ -44,6 +46,22 @@ namespace {
 
 bool differentiable(ScalarType t) { return is_floating_point(t); }
 
+// The C++ frames of the forward call being recorded (anomaly mode; PyTorch keeps the Python traceback).
+std::string forward_trace() {
+  static thread_local memory::FrameSymbolizer symbolize;
+  std::ostringstream out;
+  out << "Traceback of forward call that caused the error:";
+  for (const cuda::Frame& f : symbolize(memory::capture_frames(/*skip=*/2))) {
+    out << "\n  " << f.name;
+    if (!f.filename.empty()) {
+      out << " (" << f.filename;
+      if (f.line > 0) out << ":" << f.line;
+      out << ")";
+    }
+  }
+  return out.str();
+}
+
 class Recorder final : public ops::GradRecorder {
  public:
   void check_inplace(const Tensor& self) override {
@@ -81,7 +99,7 @@ class Recorder final : public ops::GradRecorder {
     }
     node->save(inputs, output);
     if (output.is_cuda()) node->stream_ = ops::stream_for(output.device());
-    if (AnomalyMode::is_enabled()) node->forward_trace_ = std::string("forward op recorded as ") + node->name();
+    if (AnomalyMode::is_enabled()) node->forward_trace_ = forward_trace();
     AutogradMeta& meta = materialize_meta(output);
     meta.grad_fn = std::move(node);
     meta.output_nr = 0;
