@@ -287,10 +287,8 @@ Tensor index_put(const Tensor& self, const std::vector<std::optional<Tensor>>& i
 
 Tensor& Tensor::index_put_(const std::vector<std::optional<Tensor>>& indices, const Tensor& values, bool accumulate) {
   CTORCH_CHECK(values.defined(), "index_put_: values must be a defined tensor");
-  Tensor value = values;
-  if (value.device() != device() && value.dim() == 0) value = value.to(device());
-  CTORCH_CHECK(value.device() == device(), "expected device ", device(), " but got device ", value.device(),
-               " for value tensor");
+  // PyTorch moves a 0-dim value to self's device; ctorch moves any value (as copy_ would).
+  const Tensor value = values.device() == device() ? values : values.to(device());
   ops::AdvancedIndex info = ops::make_info(*this, indices);
   ops::IndexGeometry& g = info.geometry;
   CTORCH_CHECK(value.dtype() == dtype(), "Index put requires the source and destination dtypes match, got ",
