@@ -1,5 +1,5 @@
-// Tensor indexing values: integers, booleans, Slice, None and Ellipsis (Python's
-// t[1, True, :2, None, ...]), with libtorch's TensorIndex / Slice API.
+// Tensor indexing values: integers, booleans, Slice, None, Ellipsis and tensors (Python's
+// t[1, True, :2, None, ..., idx]), with libtorch's TensorIndex / Slice API.
 #pragma once
 
 #include <cstdint>
@@ -9,8 +9,12 @@
 #include <type_traits>
 
 #include "ctorch/array_ref.h"
+#include "ctorch/intrusive_ptr.h"
+#include "ctorch/tensor_impl.h"
 
 namespace ctorch {
+
+class Tensor;
 
 /// Marker for a new size-1 axis (Python None).
 struct NoneIndex {};
@@ -58,10 +62,11 @@ class Slice {
 /// Prints libtorch's form: "0:9223372036854775807:1" style "start:stop:step".
 std::ostream& operator<<(std::ostream& os, const Slice& s);
 
-/// One entry of an index list. Tensor indices (advanced indexing) are not implemented yet.
+/// One entry of an index list: an integer, bool, Slice, None, Ellipsis or a tensor (int64 indices,
+/// or a bool/uint8 mask: advanced indexing).
 class TensorIndex {
  public:
-  enum class Kind : int8_t { Integer, Boolean, Slice, None, Ellipsis };
+  enum class Kind : int8_t { Integer, Boolean, Slice, None, Ellipsis, Tensor };
   TensorIndex(int64_t i) : kind_(Kind::Integer), integer_(i) {}  // NOLINT
   TensorIndex(int i) : kind_(Kind::Integer), integer_(i) {}      // NOLINT
   /// true adds a size-1 dim, false a size-0 dim (Python's x[True] / x[False]).
@@ -74,23 +79,27 @@ class TensorIndex {
   TensorIndex(EllipsisIndex) : kind_(Kind::Ellipsis) {}    // NOLINT
   /// "..." (libtorch's spelling of Ellipsis); any other text throws ValueError.
   TensorIndex(const char* text);  // NOLINT
+  /// A tensor index (advanced indexing); an undefined tensor throws.
+  TensorIndex(const Tensor& tensor);  // NOLINT
   Kind kind() const { return kind_; }
   bool is_integer() const { return kind_ == Kind::Integer; }
   bool is_boolean() const { return kind_ == Kind::Boolean; }
   bool is_slice() const { return kind_ == Kind::Slice; }
   bool is_none() const { return kind_ == Kind::None; }
   bool is_ellipsis() const { return kind_ == Kind::Ellipsis; }
-  /// Always false: ctorch has no advanced (tensor) indexing yet.
-  bool is_tensor() const { return false; }
+  bool is_tensor() const { return kind_ == Kind::Tensor; }
   int64_t integer() const { return integer_; }
   bool boolean() const { return boolean_; }
   const Slice& slice() const { return slice_; }
+  /// The tensor of a tensor index (undefined for other kinds).
+  Tensor tensor() const;
 
  private:
   Kind kind_;
   int64_t integer_ = 0;
   bool boolean_ = false;
   Slice slice_;
+  IntrusivePtr<TensorImpl> tensor_;
 };
 
 /// Prints libtorch's form: 3, true, None, ..., or the slice.

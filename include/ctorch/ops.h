@@ -162,6 +162,39 @@ inline Tensor addmm(const Tensor& self, const Tensor& m1, const Tensor& m2, cons
 /// input @ weight.T + bias (torch.nn.functional.linear).
 Tensor linear(const Tensor& input, const Tensor& weight, const Tensor& bias = Tensor());
 
+/// self indexed by one optional index tensor per leading dim (aten::index; masks expand to nonzero).
+Tensor index(const Tensor& self, const std::vector<std::optional<Tensor>>& indices);
+/// self.index_put_(indices, values, accumulate) (aten::index_put_).
+inline Tensor& index_put_(Tensor& self, const std::vector<std::optional<Tensor>>& indices, const Tensor& values,
+                          bool accumulate = false) {
+  return self.index_put_(indices, values, accumulate);
+}
+/// Out-of-place index_put_ (a clone of self with the values written).
+Tensor index_put(const Tensor& self, const std::vector<std::optional<Tensor>>& indices, const Tensor& values,
+                 bool accumulate = false);
+inline Tensor index_select(const Tensor& self, int64_t dim, const Tensor& index) {
+  return self.index_select(dim, index);
+}
+inline Tensor gather(const Tensor& self, int64_t dim, const Tensor& index) { return self.gather(dim, index); }
+inline Tensor scatter(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src) {
+  return self.scatter(dim, index, src);
+}
+inline Tensor scatter_add(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src) {
+  return self.scatter_add(dim, index, src);
+}
+inline Tensor index_add(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source,
+                        const Scalar& alpha = 1) {
+  return self.index_add(dim, index, source, alpha);
+}
+inline Tensor masked_select(const Tensor& self, const Tensor& mask) { return self.masked_select(mask); }
+inline Tensor masked_fill(const Tensor& self, const Tensor& mask, const Scalar& value) {
+  return self.masked_fill(mask, value);
+}
+inline Tensor masked_fill(const Tensor& self, const Tensor& mask, const Tensor& value) {
+  return self.masked_fill(mask, value);
+}
+inline Tensor nonzero(const Tensor& self) { return self.nonzero(); }
+
 inline bool equal(const Tensor& a, const Tensor& b) { return a.equal(b); }
 inline bool allclose(const Tensor& a, const Tensor& b, double rtol = 1e-05, double atol = 1e-08,
                      bool equal_nan = false) {

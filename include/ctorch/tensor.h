@@ -274,6 +274,40 @@ class Tensor {
   Tensor& index_put_(std::initializer_list<TensorIndex> indices, const Scalar& value) {
     return index_put_(ArrayRef<TensorIndex>(indices), value);
   }
+  /// Writes `values` at the positions given by one optional index tensor per leading dim (int64, or
+  /// bool/uint8 masks), adding instead when `accumulate` (Tensor.index_put_ / aten::index_put_).
+  Tensor& index_put_(const std::vector<std::optional<Tensor>>& indices, const Tensor& values, bool accumulate = false);
+
+  // ---- gather and scatter --------------------------------------------------------------------
+  /// The entries of `index` (1-d or 0-d, int64 or int32) along `dim` (torch.index_select).
+  Tensor index_select(int64_t dim, const Tensor& index) const;
+  /// out[i][j] = self[index[i][j]][j] for dim 0, and so on (torch.gather; int64 index).
+  Tensor gather(int64_t dim, const Tensor& index) const;
+  /// self[index[i][j]][j] = src[i][j] for dim 0, and so on (Tensor.scatter_; int64 index).
+  Tensor& scatter_(int64_t dim, const Tensor& index, const Tensor& src);
+  /// Out-of-place scatter_.
+  Tensor scatter(int64_t dim, const Tensor& index, const Tensor& src) const;
+  /// self[index[i][j]][j] += src[i][j] for dim 0, and so on; deterministic order (Tensor.scatter_add_).
+  Tensor& scatter_add_(int64_t dim, const Tensor& index, const Tensor& src);
+  /// Out-of-place scatter_add_.
+  Tensor scatter_add(int64_t dim, const Tensor& index, const Tensor& src) const;
+  /// Adds alpha * source's slices along `dim` into self's slices at `index` (Tensor.index_add_).
+  Tensor& index_add_(int64_t dim, const Tensor& index, const Tensor& source, const Scalar& alpha = 1);
+  /// Out-of-place index_add_.
+  Tensor index_add(int64_t dim, const Tensor& index, const Tensor& source, const Scalar& alpha = 1) const;
+  /// The elements where the broadcast bool mask is true, as a 1-d tensor (torch.masked_select).
+  Tensor masked_select(const Tensor& mask) const;
+  /// Sets the elements where the bool mask (broadcast to self) is true to `value`.
+  Tensor& masked_fill_(const Tensor& mask, const Scalar& value);
+  /// masked_fill_ with the value of a 0-dim tensor.
+  Tensor& masked_fill_(const Tensor& mask, const Tensor& value);
+  /// Out-of-place masked_fill_ (broadcasting self and mask).
+  Tensor masked_fill(const Tensor& mask, const Scalar& value) const;
+  /// Out-of-place masked_fill_ with a 0-dim tensor value.
+  Tensor masked_fill(const Tensor& mask, const Tensor& value) const;
+  /// Indices of the nonzero elements, one row each: int64 of shape [n, dim()] (synchronizes with the device).
+  Tensor nonzero() const;
+
   /// A view with explicit sizes, strides and offset.
   Tensor as_strided(IntArrayRef size, IntArrayRef stride,
                     std::optional<int64_t> storage_offset = std::nullopt) const;

@@ -13,6 +13,8 @@
 //   gemm(dtype, geometry, alpha, a, b, beta, c, stream)    the whole GEMM slot
 //   distribution(launch, plan, data, seed, offset, sampler, stream)   Note [Distribution grid]
 //   bernoulli_tensor<T, P>(plan, data, seed, offset, stream)
+//   index_elementwise(plan, data, f, sequential, name, stream)   f(indexed, dense) per element of an
+//                                                IndexPlan; sequential: one thread in plan order
 //
 // Note [cpu and gpu arithmetic]
 // Where PyTorch's cpu and CUDA kernels round differently, the table follows the launcher's device:
@@ -34,6 +36,7 @@
 #include "kernels/dispatch.h"
 #include "kernels/functors.h"
 #include "kernels/gemm_math.h"
+#include "kernels/index_plan.h"
 #include "kernels/random_functors.h"
 #include "kernels/reduce_functors.h"
 #include "ops/kernel_table.h"
@@ -362,6 +365,28 @@ struct KernelTableOf {
     });
   }
 
+  static void index_gather(ScalarType dtype, const kernels::IndexPlan& plan, char* const* data, Stream s) {
+    if (plan.numel <= 0) return;
+    kernels::dispatch_all(dtype, "index", [&](auto tag) {
+      using T = typename decltype(tag)::type;
+      L::index_elementwise(plan, data, kernels::GatherFn<T>{}, false, "index", s);
+    });
+  }
+
+  static void index_scatter(ScalarType dtype, bool accumulate, const Scalar& alpha, const kernels::IndexPlan& plan,
+                            char* const* data, Stream s) {
+    if (plan.numel <= 0) return;
+    kernels::dispatch_all(dtype, "index_put_", [&](auto tag) {
+      using T = typename decltype(tag)::type;
+      if (accumulate) {
+        const auto a = static_cast<opmath_t<T>>(alpha.to<T>());
+        L::index_elementwise(plan, data, kernels::ScatterAddFn<T>{a}, true, "index_put_", s);
+      } else {
+        L::index_elementwise(plan, data, kernels::ScatterAssignFn<T>{}, false, "index_put_", s);
+      }
+    });
+  }
+
  private:
   template <kernels::UnaryOp Op>
   static void run_unary(ScalarType dtype, const ElementwisePlan& plan, char* const* data, const OpArgs& args,
@@ -500,6 +525,8 @@ const ops::KernelTable& make_kernel_table() {
       .reduce = K::reduce,
       .softmax = K::softmax,
       .random = K::random,
+      .index_gather = K::index_gather,
+      .index_scatter = K::index_scatter,
   };
   return table;
 }

@@ -11,6 +11,7 @@
 #include "ctorch/stream.h"
 #include "kernels/elementwise_plan.h"
 #include "kernels/functors.h"
+#include "kernels/index_plan.h"
 #include "kernels/random_op.h"
 #include "kernels/reduce_functors.h"
 #include "kernels/reduce_plan.h"
@@ -64,6 +65,12 @@ struct KernelTable {
   void (*random)(kernels::RandomOp op, ScalarType dtype, const kernels::ElementwisePlan& plan, char* const* data,
                  uint64_t seed, uint64_t offset, const kernels::RandomArgs& args, int sm_count,
                  int max_threads_per_sm, Stream stream);
+  /// data[1] (`dtype`) = data[0] at the offsets of plan's index tensors (Note [Index plan]).
+  void (*index_gather)(ScalarType dtype, const kernels::IndexPlan& plan, char* const* data, Stream stream);
+  /// data[0] at the plan's index offsets = data[1] (accumulate: += alpha * data[1], run sequentially in
+  /// plan order, so the result is deterministic); both in `dtype`.
+  void (*index_scatter)(ScalarType dtype, bool accumulate, const Scalar& alpha, const kernels::IndexPlan& plan,
+                        char* const* data, Stream stream);
 };
 
 }  // namespace ctorch::ops

@@ -147,6 +147,27 @@ template <class Operands, class Philox>
   });
 }
 
+/// data[1] = data[0] at the plan's index offsets, named `name` ("index", "gather", ...), on `device`
+/// (KernelTable::index_gather).
+template <class Operands>
+[[gnu::always_inline]] inline void launch_index_gather(const char* name, ScalarType dtype,
+                                                       const kernels::IndexPlan& plan, char* const* data,
+                                                       Device device, Operands&& operands) {
+  launch_observed(OpFamily::Index, name, device, operands,
+                  [&](const KernelTable& table, Stream stream) { table.index_gather(dtype, plan, data, stream); });
+}
+
+/// data[0] at the plan's index offsets = (or += alpha *) data[1], named `name` ("index_put_",
+/// "scatter_add_", ...), on `device` (KernelTable::index_scatter).
+template <class Operands>
+[[gnu::always_inline]] inline void launch_index_scatter(const char* name, ScalarType dtype, bool accumulate,
+                                                        const Scalar& alpha, const kernels::IndexPlan& plan,
+                                                        char* const* data, Device device, Operands&& operands) {
+  launch_observed(OpFamily::Index, name, device, operands, [&](const KernelTable& table, Stream stream) {
+    table.index_scatter(dtype, accumulate, alpha, plan, data, stream);
+  });
+}
+
 /// Runs `run()` on the calling thread as one cpu call of `family` named `name`, seen by the observers:
 /// the funnel of ops whose cpu path is a host loop outside the kernel table (cpu random sampling).
 template <class Operands, class Run>

@@ -1,13 +1,17 @@
-// Basic indexing: Tensor.__getitem__ / __setitem__ with integers, slices, None and Ellipsis.
+// Tensor.__getitem__ / __setitem__ with integers, slices, None, Ellipsis, booleans and tensors.
 //
 // Follows PyTorch 1.13's aten/src/ATen/TensorIndexing.h (get_item, set_item, applySlicing,
-// copy_to): the result of index() is always a view sharing storage with self; index_put_
-// writes through such a view with copy_ / fill_.
+// copy_to): basic indices give a view sharing storage with self (index_put_ writes through it with
+// copy_ / fill_); booleans and tensor indices are collected and passed, with that view, to
+// advanced indexing (ctorch::index / Tensor::index_put_ with optional tensors, src/ops/index_ops.cpp).
 #include "ctorch/indexing.h"
 
 #include <cstring>
+#include <optional>
 #include <ostream>
+#include <vector>
 
+#include "ctorch/factories.h"
 #include "ctorch/ops.h"
 
 namespace ctorch {
@@ -39,34 +43,36 @@ Tensor apply_slice(const Tensor& t, int64_t dim, const Slice& s) {
   return t.slice(dim, s.start(), s.stop(), s.step());
 }
 
-// A boolean index adds a dim of size 1 (true: all of it, false: none of it) at `dim`. PyTorch
-// indexes that dim with a [0] or [] index tensor (a copy); ctorch returns the equal view.
-Tensor apply_boolean(const Tensor& t, int64_t dim, bool value) {
-  const Tensor result = t.unsqueeze(dim);
-  return value ? result : result.narrow(dim, 0, 0);
+// boolToIndexingTensor: a boolean index adds a dim of size 1, indexed by [0] (true) or [] (false).
+Tensor bool_index_tensor(const Tensor& t, bool value) {
+  const TensorOptions options = TensorOptions().dtype(kLong).device(t.device());
+  return value ? zeros({1}, options) : empty({0}, options);
 }
 
-// Resolves the indices to a view of self (get_item without the final alias).
-Tensor apply_indices(const Tensor& self, ArrayRef<TensorIndex> indices) {
-  if (indices.size() == 1) {
-    const TensorIndex& idx = *indices.begin();
-    switch (idx.kind()) {
-      case Kind::Integer:
-        return apply_select(self, 0, idx.integer(), 0);
-      case Kind::Slice:
-        return apply_slice(self, 0, idx.slice());
-      case Kind::None:
-        return self.unsqueeze(0);
-      case Kind::Ellipsis:
-        return self;
-      case Kind::Boolean:
-        return apply_boolean(self, 0, idx.boolean());
+// Records an index tensor for dim *dim (recordTensorIndex).
+void record_index(const Tensor& index, std::vector<std::optional<Tensor>>& out, int64_t* dim) {
+  out.resize(static_cast<size_t>(*dim + 1));
+  out[static_cast<size_t>(*dim)] = index;
+  ++*dim;
+}
+
+// count_specified_dimensions: everything but None, Ellipsis and booleans; a mask counts its dims.
+int64_t count_specified(ArrayRef<TensorIndex> indices) {
+  int64_t count = 0;
+  for (const TensorIndex& idx : indices) {
+    if (idx.is_tensor()) {
+      const Tensor t = idx.tensor();
+      count += (t.dtype() == kByte || t.dtype() == kBool) ? t.dim() : 1;
+    } else if (idx.kind() == Kind::Integer || idx.kind() == Kind::Slice) {
+      ++count;
     }
   }
-  int64_t specified = 0;
-  for (const TensorIndex& idx : indices) {
-    if (idx.kind() == Kind::Integer || idx.kind() == Kind::Slice) ++specified;
-  }
+  return count;
+}
+
+// applySlicing: resolves the basic indices to a view of self and collects the tensor indices.
+Tensor apply_slicing(const Tensor& self, ArrayRef<TensorIndex> indices, std::vector<std::optional<Tensor>>& out) {
+  const int64_t specified = count_specified(indices);
   CTORCH_CHECK_INDEX(specified <= self.dim(), "too many indices for tensor of dimension ", self.dim());
   Tensor result = self;
   int64_t dim = 0;
@@ -88,13 +94,35 @@ Tensor apply_indices(const Tensor& self, ArrayRef<TensorIndex> indices) {
         ++dim;
         break;
       case Kind::Boolean:
-        result = apply_boolean(result, dim, idx.boolean());
-        ++dim;
+        result = result.unsqueeze(dim);
+        record_index(bool_index_tensor(result, idx.boolean()), out, &dim);
         break;
+      case Kind::Tensor: {
+        const Tensor t = idx.tensor();
+        const ScalarType st = t.dtype();
+        if (t.dim() == 0 && is_integral(st, true)) {
+          if (st != kByte && st != kBool) {
+            result = apply_select(result, dim, t.item<int64_t>(), real_dim);
+          } else {
+            result = result.unsqueeze(dim);
+            record_index(bool_index_tensor(result, t.item<bool>()), out, &dim);
+          }
+        } else {
+          record_index(t, out, &dim);
+        }
+        break;
+      }
     }
     ++real_dim;
   }
   return result;
+}
+
+bool any_defined(const std::vector<std::optional<Tensor>>& indices) {
+  for (const auto& t : indices) {
+    if (t && t->defined()) return true;
+  }
+  return false;
 }
 
 // Strips leading size-1 dims (slicePrefix1sSize), numpy's rule for assignment sources.
@@ -129,6 +157,12 @@ std::ostream& operator<<(std::ostream& os, const Slice& s) {
   return os << s.start() << ":" << s.stop() << ":" << s.step();
 }
 
+TensorIndex::TensorIndex(const Tensor& tensor) : kind_(Kind::Tensor), tensor_(tensor.impl_ptr()) {
+  CTORCH_CHECK(tensor.defined(), "TensorIndex: expected a defined tensor");
+}
+
+Tensor TensorIndex::tensor() const { return Tensor(tensor_); }
+
 TensorIndex::TensorIndex(const char* text) : kind_(Kind::Ellipsis) {
   CTORCH_CHECK_VALUE(text != nullptr && std::strcmp(text, "...") == 0,
                      "Expected \"...\" to represent an ellipsis index, but got \"", text ? text : "(null)", "\"");
@@ -146,6 +180,8 @@ std::ostream& operator<<(std::ostream& os, const TensorIndex& index) {
       return os << (index.boolean() ? "true" : "false");
     case TensorIndex::Kind::Slice:
       return os << index.slice();
+    case TensorIndex::Kind::Tensor:
+      return os << index.tensor();
   }
   return os;
 }
@@ -158,24 +194,75 @@ std::ostream& operator<<(std::ostream& os, ArrayRef<TensorIndex> indices) {
 
 Tensor Tensor::index(ArrayRef<TensorIndex> indices) const {
   CTORCH_CHECK(!indices.empty(), "Passing an empty index list to Tensor::index() is not valid syntax");
-  Tensor result = apply_indices(*this, indices);
-  // Like Python, always a new tensor object, even for x[...] or x[:].
-  return result.is_same(*this) ? alias_of(result) : result;
+  if (indices.size() == 1) {  // get_item's simple cases
+    const TensorIndex& idx = indices[0];
+    switch (idx.kind()) {
+      case Kind::Integer:
+        return apply_select(*this, 0, idx.integer(), 0);
+      case Kind::Slice:
+        return apply_slice(*this, 0, idx.slice());
+      case Kind::None:
+        return unsqueeze(0);
+      case Kind::Ellipsis:
+        return alias_of(*this);
+      case Kind::Boolean: {
+        const Tensor result = unsqueeze(0);
+        return ctorch::index(result, {bool_index_tensor(result, idx.boolean())});
+      }
+      case Kind::Tensor:
+        break;
+    }
+  }
+  std::vector<std::optional<Tensor>> tensor_indices;
+  Tensor sliced = apply_slicing(*this, indices, tensor_indices);
+  if (!any_defined(tensor_indices)) {
+    // Like Python, always a new tensor object, even for x[...] or x[:].
+    return sliced.is_same(*this) ? alias_of(sliced) : sliced;
+  }
+  return ctorch::index(sliced, tensor_indices);
 }
 
 Tensor& Tensor::index_put_(ArrayRef<TensorIndex> indices, const Tensor& value) {
   CTORCH_CHECK(!indices.empty(), "Passing an empty index list to Tensor::index_put_() is not valid syntax");
   CTORCH_CHECK(value.defined(), "index_put_: value must be a defined tensor");
-  copy_to(apply_indices(*this, indices), value);
+  if (indices.size() == 1) {  // set_item's simple cases
+    const TensorIndex& idx = indices[0];
+    switch (idx.kind()) {
+      case Kind::Boolean:
+        if (idx.boolean()) copy_to(unsqueeze(0), value);
+        return *this;
+      case Kind::Ellipsis:
+        copy_to(*this, value);
+        return *this;
+      case Kind::None:
+        copy_to(unsqueeze(0), value);
+        return *this;
+      case Kind::Integer:
+        copy_to(apply_select(*this, 0, idx.integer(), 0), value);
+        return *this;
+      case Kind::Slice:
+        copy_to(apply_slice(*this, 0, idx.slice()), value);
+        return *this;
+      case Kind::Tensor:
+        break;
+    }
+  }
+  std::vector<std::optional<Tensor>> tensor_indices;
+  Tensor sliced = apply_slicing(*this, indices, tensor_indices);
+  if (!any_defined(tensor_indices)) {
+    copy_to(sliced, value);
+    return *this;
+  }
+  const IntArrayRef stripped = strip_leading_ones(value.sizes());
+  const Tensor values = stripped.size() == value.sizes().size() ? value : value.view(stripped);
+  sliced.index_put_(tensor_indices, values);
   return *this;
 }
 
 Tensor& Tensor::index_put_(ArrayRef<TensorIndex> indices, const Scalar& value) {
   CTORCH_CHECK(!indices.empty(), "Passing an empty index list to Tensor::index_put_() is not valid syntax");
-  // PyTorch wraps the scalar in a 0-dim tensor of self's dtype and fills the target.
-  Tensor dst = apply_indices(*this, indices);
-  dst.fill_(value);
-  return *this;
+  // PyTorch wraps the scalar in a 0-dim cpu tensor of self's dtype (scalarToTensor).
+  return index_put_(indices, full({}, value, TensorOptions().dtype(dtype())));
 }
 
 }  // namespace ctorch

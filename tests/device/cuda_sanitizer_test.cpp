@@ -171,6 +171,30 @@ TEST_P(CudaSanitizerTest, WriteAfterReadOnAnotherStreamIsARace) {
   EXPECT_EQ(races[0].previous_op, "mul");
 }
 
+TEST_P(CudaSanitizerTest, GatherAndScatterOpsAreSeenReadingAndWriting) {
+  const cuda::Stream s;
+  Tensor a = zeros({8}, on_device());
+  const Tensor idx = tensor({0, 3}).to(device());
+  const Tensor src = ones({2}, on_device());
+  cuda::synchronize();
+  {
+    cuda::StreamContext ctx(s);
+    a.scatter_add_(0, idx, src);  // writes a on s
+  }
+  auto races = races_of([&] { Tensor b = a * 2; });
+  ASSERT_EQ(races.size(), 1u);
+  EXPECT_EQ(races[0].previous_op, "scatter_add_");
+  cuda::synchronize();
+  {
+    cuda::StreamContext ctx(s);
+    Tensor b = a.index({idx});  // reads a on s
+  }
+  races = races_of([&] { a.fill_(3); });
+  ASSERT_EQ(races.size(), 1u);
+  EXPECT_EQ(races[0].current_op, "fill_");
+  EXPECT_EQ(races[0].previous_op, "index");
+}
+
 TEST_P(CudaSanitizerTest, ReadsOnTwoStreamsDoNotRace) {
   const cuda::Stream s1, s2;
   Tensor a = ones({8}, on_device());

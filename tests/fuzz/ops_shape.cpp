@@ -322,14 +322,19 @@ void gen_index(Rng& rng, Case& c) {
     c.call = "#0.index(" + idx_str(v) + ")";
     // Two ellipses: Python raises IndexError, libtorch's C++ API (and ctorch) accept them; unchecked.
     int64_t ellipses = 0;
-    for (const Idx& i : v) ellipses += i.kind == TensorIndex::Kind::Ellipsis;
-    c.fn = [v, ellipses](Results& r, std::vector<Tensor>& t, Device) {
+    int64_t booleans = 0;
+    for (const Idx& i : v) {
+      ellipses += i.kind == TensorIndex::Kind::Ellipsis;
+      booleans += i.kind == TensorIndex::Kind::Boolean;
+    }
+    c.fn = [v, ellipses, booleans](Results& r, std::vector<Tensor>& t, Device) {
       Shape sizes, strides;
       int64_t offset = 0;
       const bool ok = reference_index(t[0], v, sizes, strides, offset);
       if (ellipses > 1) {
         try {
-          r.view(t[0].index(ArrayRef<TensorIndex>(to_indices(v))), t[0]);
+          const Tensor out = t[0].index(ArrayRef<TensorIndex>(to_indices(v)));
+          booleans > 0 ? r.add(out) : r.view(out, t[0]);
         } catch (const Error&) {
         }
         return;
@@ -342,6 +347,17 @@ void gen_index(Rng& rng, Case& c) {
         throw;
       }
       if (!ok) throw Finding("index() succeeded where Python's indexing rules raise an IndexError/ValueError");
+      // A boolean makes it advanced indexing (PyTorch's boolToIndexingTensor): a copy, not a view.
+      // One boolean gives NumPy's sizes; several become index tensors [0] / [] that broadcast together
+      // (PyTorch: x[True, False] of a [3] tensor is [0, 3], NumPy's is [1, 0, 3]), so only one is checked.
+      if (booleans > 0) {
+        if (booleans == 1 && out.sizes().vec() != sizes) {
+          throw Finding("index() with a boolean gives sizes " + shape_str(out.sizes()) + "; Python's rules give " +
+                        shape_str(sizes));
+        }
+        r.add(out);
+        return;
+      }
       if (out.sizes().vec() != sizes || out.strides().vec() != strides || out.storage_offset() != offset) {
         throw Finding("index() view is sizes " + shape_str(out.sizes()) + " strides " + shape_str(out.strides()) +
                       " offset " + std::to_string(out.storage_offset()) + "; Python's rules give sizes " +

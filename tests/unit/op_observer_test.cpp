@@ -89,7 +89,14 @@ TEST(OpObserver, EveryFamilyOnCpuPassesThrough) {
     Tensor g = b.softmax(0);                         // _softmax
     Tensor h = a.view({6});                          // view
     Tensor r = rand({4});                            // uniform_ (cpu sampling, on the host)
+    Tensor i = a.index_select(1, tensor({0, 2}));   // index_select
+    Tensor j = a.index({a.gt(1.0)});                 // nonzero (host), index
+    Tensor k = zeros({3}).index_add_(0, tensor({1}), ones({1}));  // index_add_
   }
+  EXPECT_TRUE(r.saw(ops::OpFamily::Index, "index_select"));
+  EXPECT_TRUE(r.saw(ops::OpFamily::Index, "nonzero"));
+  EXPECT_TRUE(r.saw(ops::OpFamily::Index, "index"));
+  EXPECT_TRUE(r.saw(ops::OpFamily::Index, "index_add_"));
   EXPECT_TRUE(r.saw(ops::OpFamily::Fill, "fill_"));
   EXPECT_TRUE(r.saw(ops::OpFamily::Binary, "add"));
   EXPECT_TRUE(r.saw(ops::OpFamily::Unary, "exp"));

@@ -17,6 +17,7 @@
 #include "ctorch/error.h"
 #include "kernels/dispatch.h"
 #include "kernels/elementwise_plan.h"
+#include "kernels/index_plan.h"
 #include "kernels/random_functors.h"
 
 // Hidden in libctorch: these templates are instantiated per op and dtype, and exporting each
@@ -175,6 +176,20 @@ struct CpuLauncher {
     });
     CTORCH_CHECK(valid.load(), "CUDA error: device-side assert triggered (bernoulli: Assertion `0 <= p && p <= 1` "
                  "failed)");
+  }
+
+  /// f(indexed, dense) per element of an IndexPlan: in plan order on the calling thread when
+  /// `sequential` (accumulating scatters: deterministic), else chunked over the pool.
+  template <class F>
+  static void index_elementwise(const kernels::IndexPlan& plan, char* const* data, const F& f, bool sequential,
+                                const char*, Stream) {
+    if (sequential) {
+      for (int64_t i = 0; i < plan.numel; ++i) kernels::index_element(plan, data, i, f);
+      return;
+    }
+    parallel_for(0, plan.numel, kElementwiseGrain, [&](int64_t b, int64_t e) {
+      for (int64_t i = b; i < e; ++i) kernels::index_element(plan, data, i, f);
+    });
   }
 
  private:

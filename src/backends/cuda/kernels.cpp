@@ -16,6 +16,8 @@ const ops::KernelTable& kernels() {
       .reduce = reduce,
       .softmax = softmax,
       .random = random,
+      .index_gather = index_gather,
+      .index_scatter = index_scatter,
   };
   return table;
 }

@@ -1,5 +1,5 @@
 // The CUDA backend's KernelTable slots: the shared table (backends/kernel_table.h) over CudaLauncher,
-// instantiated in one .cu per op family (unary, binary, copy, reduce, random, gemm_loop) so nvcc
+// instantiated in one .cu per op family (unary, binary, copy, reduce, random, gemm_loop, index) so nvcc
 // builds them in parallel; kernels.cpp collects them.
 // Every slot makes the stream's device current, launches on the stream's cudaStream_t and
 // checks the launch; none of them synchronizes.
@@ -36,6 +36,12 @@ void softmax(ScalarType dtype, bool log, const kernels::SoftmaxPlan& plan, char*
 void random(kernels::RandomOp op, ScalarType dtype, const kernels::ElementwisePlan& plan, char* const* data,
             uint64_t seed, uint64_t offset, const kernels::RandomArgs& args, int sm_count, int max_threads_per_sm,
             Stream stream);
+
+/// index.cu: KernelTable::index_gather.
+void index_gather(ScalarType dtype, const kernels::IndexPlan& plan, char* const* data, Stream stream);
+/// index.cu: KernelTable::index_scatter.
+void index_scatter(ScalarType dtype, bool accumulate, const Scalar& alpha, const kernels::IndexPlan& plan,
+                   char* const* data, Stream stream);
 
 /// gemm_loop.cu: KernelTable::gemm (the shared table's slot; it calls blas_gemm).
 void gemm(ScalarType dtype, bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, const Scalar& alpha,

@@ -18,6 +18,7 @@
 #include "backends/kernel_table.h"
 #include "ctorch/error.h"
 #include "kernels/elementwise_loop.h"
+#include "kernels/index_plan.h"
 #include "kernels/launch_config.h"
 
 namespace ctorch::backends::cuda {
@@ -25,6 +26,11 @@ namespace ctorch::backends::cuda {
 /// Operand base pointers, passed to kernels by value (operand 0 is the output).
 struct OperandPointers {
   char* ptr[kernels::kMaxOperands];
+};
+
+/// IndexPlan operand pointers, passed to kernels by value.
+struct IndexPointers {
+  char* ptr[kernels::kMaxIndexOperands];
 };
 
 namespace detail {
@@ -94,6 +100,11 @@ struct CudaLauncher {
   template <class Sampler>
   static void distribution(const kernels::RandomLaunch& launch, const kernels::ElementwisePlan& plan,
                            char* const* data, uint64_t seed, uint64_t offset, const Sampler& sampler, Stream s);
+  /// index.cu: f(indexed, dense) per element of an IndexPlan, grid-stride; `sequential` runs one
+  /// thread in plan order (deterministic accumulation).
+  template <class F>
+  static void index_elementwise(const kernels::IndexPlan& plan, char* const* data, const F& f, bool sequential,
+                                const char* name, Stream s);
   /// random.cu: the bernoulli(p tensor) kernel.
   template <class T, class P>
   static void bernoulli_tensor(const kernels::ElementwisePlan& plan, char* const* data, uint64_t seed,

@@ -41,6 +41,16 @@ HostOperands translate_operands(const ElementwisePlan& plan, char* const* data, 
   return host;
 }
 
+IndexOperands translate_index_operands(const kernels::IndexPlan& plan, char* const* data, Stream stream) {
+  IndexOperands host{};
+  for (int k = 0; k < plan.noperands(); ++k) {
+    host.ptr[k] = plan.extent[k] == 0 ? data[k]
+                                      : static_cast<char*>(instance().translate(
+                                            data[k], static_cast<size_t>(plan.extent[k]), stream.device().index()));
+  }
+  return host;
+}
+
 void EmulatedLauncher::copy_bytes(char* dst, const char* src, int64_t bytes, Stream s) {
   const DeviceIndex dev = s.device().index();
   char* hd = static_cast<char*>(instance().translate(dst, static_cast<size_t>(bytes), dev));

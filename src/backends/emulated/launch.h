@@ -17,6 +17,8 @@
 //   cuBLAS on a GPU, run the cpu backend's OpenBLAS product instead (cuBLAS's summation order is
 //   not public): emulated float matmul equals cpu matmul, not a GPU's.
 // - Random: the CUDA random kernels' threads (Note [Distribution grid]), as the cpu walker does.
+// - Gather/scatter (Note [Index plan]): the elementwise grid; accumulating scatters run as the CUDA
+//   backend's single thread, in plan order (deterministic).
 #pragma once
 
 #include <algorithm>
@@ -31,6 +33,7 @@
 #include "backends/kernel_table.h"
 #include "kernels/elementwise_loop.h"
 #include "kernels/gemm_math.h"
+#include "kernels/index_plan.h"
 #include "kernels/launch_config.h"
 
 // Hidden in libctorch: these templates are instantiated per op and dtype, and exporting each
@@ -53,6 +56,13 @@ struct HostOperands {
 };
 /// Translates the operands of `plan` for a kernel on `stream` (throws on a bad pointer).
 HostOperands translate_operands(const kernels::ElementwisePlan& plan, char* const* data, Stream stream);
+
+/// Host (alias) pointers of an IndexPlan's operands.
+struct IndexOperands {
+  char* ptr[kernels::kMaxIndexOperands];
+};
+/// Translates the operands of an IndexPlan (plan.extent bytes each) for a kernel on `stream`.
+IndexOperands translate_index_operands(const kernels::IndexPlan& plan, char* const* data, Stream stream);
 
 /// The emulated Launcher: translate, then enqueue the grid walk on the stream.
 struct EmulatedLauncher {
@@ -128,6 +138,25 @@ struct EmulatedLauncher {
           cpu::CpuLauncher::distribution(launch, plan, d, seed, offset, sampler, host_stream());
         },
         "random");
+  }
+
+  template <class F>
+  static void index_elementwise(const kernels::IndexPlan& plan, char* const* data, const F& f, bool sequential,
+                                const char* name, Stream s) {
+    if (plan.numel <= 0) return;
+    IndexOperands host = translate_index_operands(plan, data, s);
+    const DeviceIndex device = s.device().index();
+    instance().enqueue(
+        s,
+        [plan, host, f, sequential, device] {
+          if (sequential) {
+            for (int64_t i = 0; i < plan.numel; ++i) kernels::index_element(plan, host.ptr, i, f);
+            return;
+          }
+          walk_grid(plan.numel, device_limits(device),
+                    [&](int64_t i) { kernels::index_element(plan, host.ptr, i, f); });
+        },
+        name);
   }
 
   template <class T, class P>
