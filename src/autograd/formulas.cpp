@@ -135,6 +135,13 @@ const char* formula_name(GradFn fn, const ops::GradArgs& a, ArrayRef<const Tenso
     case GradFn::Cat: return "CatBackward0";
     case GradFn::Stack: return "StackBackward0";
     case GradFn::Where: return "WhereBackward0";
+    case GradFn::Index: return "IndexBackward0";
+    case GradFn::IndexPut: return "IndexPutBackward0";
+    case GradFn::IndexSelect: return "IndexSelectBackward0";
+    case GradFn::Gather: return "GatherBackward0";
+    case GradFn::Scatter: return "ScatterBackward0";
+    case GradFn::ScatterAdd: return "ScatterAddBackward0";
+    case GradFn::IndexAdd: return "IndexAddBackward0";
   }
   return "UnknownBackward";
 }
@@ -246,6 +253,7 @@ void FormulaNode::release_variables() {
   in2_.reset();
   result_.reset();
   args_.indices = Tensor();
+  args_.index_list.clear();
   released_ = true;
 }
 
@@ -573,6 +581,36 @@ variable_list FormulaNode::shape(const Tensor& g) {
     case GradFn::Where: {
       const Tensor cond = saved(in0_);
       return {Tensor(), where(cond, g, 0), where(cond, 0, g)};
+    }
+    case GradFn::Index: {
+      Tensor z = zeros(sizes, g.options());
+      z.index_put_(args_.index_list, g, /*accumulate=*/true);
+      return {z};
+    }
+    case GradFn::IndexPut: {
+      const Tensor gself =
+          args_.accumulate ? g : ctorch::index_put(g, args_.index_list, zeros({}, g.options()), /*accumulate=*/false);
+      return {gself, ctorch::index(g, args_.index_list)};
+    }
+    case GradFn::IndexSelect: {
+      Tensor z = zeros(sizes, g.options());
+      if (z.dim() == 0) return {g.reshape({})};
+      z.index_add_(args_.dim, args_.indices, g);
+      return {z};
+    }
+    case GradFn::Gather: {
+      Tensor z = zeros(sizes, g.options());
+      z.scatter_add_(args_.dim, args_.indices, g);
+      return {z};
+    }
+    case GradFn::Scatter:
+      return {g.scatter(args_.dim, args_.indices, zeros(args_.indices.sizes(), g.options())),
+              g.gather(args_.dim, args_.indices)};
+    case GradFn::ScatterAdd: return {g, g.gather(args_.dim, args_.indices)};
+    case GradFn::IndexAdd: {
+      Tensor gs = g.index_select(args_.dim, args_.indices.reshape({-1}));
+      if (!is_one(args_.alpha)) gs = gs * args_.alpha;
+      return {g, gs};
     }
     default: return {Tensor()};
   }

@@ -46,7 +46,6 @@ bool gradcheck(const std::function<variable_list(const variable_list&)>& fn, con
   const variable_list outputs = fn(inputs);
   for (size_t o = 0; o < outputs.size(); ++o) {
     const Tensor& out = outputs[o];
-    if (!out.requires_grad()) continue;
     const int64_t m = out.numel();
     for (size_t i = 0; i < inputs.size(); ++i) {
       if (!inputs[i].requires_grad()) continue;
@@ -55,7 +54,11 @@ bool gradcheck(const std::function<variable_list(const variable_list&)>& fn, con
       for (int64_t k = 0; k < m; ++k) {
         Tensor seed = zeros_like(out);
         seed.view({-1}).select(0, k).fill_(1);
-        const variable_list g = grad({out}, {inputs[i]}, {seed}, /*retain_graph=*/true, false, /*allow_unused=*/true);
+        // An output that does not require grad has a zero analytical Jacobian (a missed recording
+        // shows up as a mismatch, not as a vacuous pass).
+        const variable_list g = out.requires_grad() ? grad({out}, {inputs[i]}, {seed}, /*retain_graph=*/true, false,
+                                                           /*allow_unused=*/true)
+                                                    : variable_list{Tensor()};
         std::vector<double> row = g[0].defined() ? g[0].to(kDouble).contiguous().to_vector<double>()
                                                  : std::vector<double>(static_cast<size_t>(inputs[i].numel()), 0.0);
         for (size_t j = 0; j < row.size(); ++j) {

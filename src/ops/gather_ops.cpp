@@ -9,6 +9,7 @@
 #include "ctorch/factories.h"
 #include "ctorch/ops.h"
 #include "ctorch/warning.h"
+#include "ops/grad_hook.h"
 #include "ops/index_plan.h"
 #include "ops/launch.h"
 
@@ -71,7 +72,20 @@ Tensor& scatter_impl(Tensor& self, const char* name, int64_t dim, const Tensor& 
   const kernels::IndexPlan plan = ops::make_index_plan(g, data);
   ops::launch_index_scatter(name, self.dtype(), accumulate, 1, plan, data, self.device(),
                             CTORCH_OPERANDS({self, "self", true}, {index, "index"}, {src, "src"}));
+  self.impl()->storage()->bump_version();
   return self;
+}
+
+// Records the in-place scatter-like op `fn` (Note [Recording hook]) when an operand requires grad.
+template <class Impl>
+Tensor& recorded_scatter(ops::GradFn fn, Tensor& self, int64_t dim, const Tensor& index, const Tensor& src,
+                         const Scalar& alpha, Impl&& impl) {
+  if (!ops::needs_grad({&self, &src})) [[likely]] return impl();
+  return ops::recorded_inplace(fn, self, {&src}, impl, [&](ops::GradArgs& g) {
+    g.dim = detail::wrap_dim(dim, std::max<int64_t>(self.dim(), 1));
+    g.indices = index;
+    g.alpha = alpha;
+  });
 }
 
 void check_mask(const Tensor& mask, const char* op) {
@@ -86,6 +100,14 @@ void check_mask(const Tensor& mask, const char* op) {
 }  // namespace
 
 Tensor Tensor::index_select(int64_t dim, const Tensor& index) const {
+  if (ops::needs_grad({this})) [[unlikely]] {
+    return ops::recorded(
+        ops::GradFn::IndexSelect, {this}, [&] { return index_select(dim, index); },
+        [&](ops::GradArgs& g) {
+          g.dim = detail::wrap_dim(dim, std::max<int64_t>(this->dim(), 1));
+          g.indices = index;
+        });
+  }
   dim = detail::wrap_dim(dim, this->dim());
   CTORCH_CHECK_INDEX(index.dim() <= 1, "index_select(): Index is supposed to be a vector");
   CTORCH_CHECK(index.dtype() == kLong || index.dtype() == kInt,
@@ -120,6 +142,14 @@ Tensor Tensor::index_select(int64_t dim, const Tensor& index) const {
 }
 
 Tensor Tensor::gather(int64_t dim, const Tensor& index) const {
+  if (ops::needs_grad({this})) [[unlikely]] {
+    return ops::recorded(
+        ops::GradFn::Gather, {this}, [&] { return gather(dim, index); },
+        [&](ops::GradArgs& g) {
+          g.dim = detail::wrap_dim(dim, std::max<int64_t>(this->dim(), 1));
+          g.indices = index;
+        });
+  }
   dim = detail::wrap_dim(dim, this->dim());
   if (index.numel() != 0) CTORCH_CHECK(index.dtype() == kLong, "gather(): Expected dtype int64 for index");
   ops::check_same_device(*this, index);
@@ -154,24 +184,32 @@ Tensor Tensor::gather(int64_t dim, const Tensor& index) const {
 }
 
 Tensor& Tensor::scatter_(int64_t dim, const Tensor& index, const Tensor& src) {
-  return scatter_impl(*this, "scatter_", dim, index, src, false);
+  return recorded_scatter(ops::GradFn::Scatter, *this, dim, index, src, 1,
+                          [&]() -> Tensor& { return scatter_impl(*this, "scatter_", dim, index, src, false); });
 }
 
 Tensor Tensor::scatter(int64_t dim, const Tensor& index, const Tensor& src) const {
   Tensor result = clone();
+  if (ops::needs_grad({this, &src})) [[unlikely]] return result.scatter_(dim, index, src);  // recorded
   return scatter_impl(result, "scatter", dim, index, src, false);
 }
 
 Tensor& Tensor::scatter_add_(int64_t dim, const Tensor& index, const Tensor& src) {
-  return scatter_impl(*this, "scatter_add_", dim, index, src, true);
+  return recorded_scatter(ops::GradFn::ScatterAdd, *this, dim, index, src, 1,
+                          [&]() -> Tensor& { return scatter_impl(*this, "scatter_add_", dim, index, src, true); });
 }
 
 Tensor Tensor::scatter_add(int64_t dim, const Tensor& index, const Tensor& src) const {
   Tensor result = clone();
+  if (ops::needs_grad({this, &src})) [[unlikely]] return result.scatter_add_(dim, index, src);  // recorded
   return scatter_impl(result, "scatter_add", dim, index, src, true);
 }
 
 Tensor& Tensor::index_add_(int64_t dim, const Tensor& index, const Tensor& source, const Scalar& alpha) {
+  if (ops::needs_grad({this, &source})) [[unlikely]] {
+    return recorded_scatter(ops::GradFn::IndexAdd, *this, dim, index, source, alpha,
+                            [&]() -> Tensor& { return index_add_(dim, index, source, alpha); });
+  }
   dim = detail::wrap_dim(dim, this->dim());
   const int64_t n = index.numel();
   CTORCH_CHECK_INDEX(index.dim() <= 1, "index_add_(): Index is supposed to be a vector, but got dim: ", index.dim(),
@@ -207,6 +245,7 @@ Tensor& Tensor::index_add_(int64_t dim, const Tensor& index, const Tensor& sourc
   const kernels::IndexPlan plan = ops::make_index_plan(g, data);
   ops::launch_index_scatter("index_add_", dtype(), true, alpha, plan, data, device(),
                             CTORCH_OPERANDS({*this, "self", true}, {idx, "index"}, {source, "source"}));
+  impl()->storage()->bump_version();
   return *this;
 }
 

@@ -63,6 +63,13 @@ enum class GradFn : uint8_t {
   Cat,         ///< args.dim; every tensor is an input
   Stack,       ///< args.dim
   Where,       ///< inputs condition, self, other (condition not differentiable)
+  Index,       ///< advanced indexing: args.index_list
+  IndexPut,    ///< index_put_ (in place): inputs self, values; args.index_list, args.accumulate
+  IndexSelect, ///< args.dim, args.indices (the index)
+  Gather,      ///< args.dim, args.indices
+  Scatter,     ///< scatter_ (in place): inputs self, src; args.dim, args.indices
+  ScatterAdd,  ///< scatter_add_ (in place): as Scatter
+  IndexAdd,    ///< index_add_ (in place): inputs self, source; args.dim, args.indices, args.alpha
 };
 
 /// The parameters a backward formula needs.
@@ -78,7 +85,9 @@ struct GradArgs {
   int64_t correction = 1;
   double p = 2;
   bool keepdim = false;
-  Tensor indices;  ///< MaxDim / MinDim: the positions of the values
+  Tensor indices;  ///< MaxDim / MinDim: the positions of the values; the index of index_select, gather, ...
+  std::vector<std::optional<Tensor>> index_list;  ///< Index / IndexPut: the index tensors (nullopt: a full slice)
+  bool accumulate = false;                         ///< IndexPut
 };
 
 /// `dims` wrapped for a tensor of `ndim` dims (an empty list stays empty: every dim).

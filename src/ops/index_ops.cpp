@@ -18,6 +18,7 @@
 #include "ctorch/factories.h"
 #include "ctorch/ops.h"
 #include "ctorch/warning.h"
+#include "ops/grad_hook.h"
 #include "ops/index_plan.h"
 #include "ops/launch.h"
 
@@ -254,6 +255,11 @@ AdvancedIndex make_info(const Tensor& self, const std::vector<std::optional<Tens
 }  // namespace
 
 Tensor index(const Tensor& self, const std::vector<std::optional<Tensor>>& indices) {
+  if (needs_grad({&self})) [[unlikely]] {
+    return recorded(
+        GradFn::Index, {&self}, [&] { return ops::index(self, indices); },
+        [&](GradArgs& g) { g.index_list = indices; });
+  }
   AdvancedIndex info = make_info(self, indices);
   Tensor result = empty(info.result_shape, self.options());
   if (result.numel() == 0) return result;
@@ -287,6 +293,14 @@ Tensor index_put(const Tensor& self, const std::vector<std::optional<Tensor>>& i
 
 Tensor& Tensor::index_put_(const std::vector<std::optional<Tensor>>& indices, const Tensor& values, bool accumulate) {
   CTORCH_CHECK(values.defined(), "index_put_: values must be a defined tensor");
+  if (ops::needs_grad({this, &values})) [[unlikely]] {
+    return ops::recorded_inplace(
+        ops::GradFn::IndexPut, *this, {&values}, [&] { index_put_(indices, values, accumulate); },
+        [&](ops::GradArgs& g) {
+          g.index_list = indices;
+          g.accumulate = accumulate;
+        });
+  }
   // PyTorch moves a 0-dim value to self's device; ctorch moves any value (as copy_ would).
   const Tensor value = values.device() == device() ? values : values.to(device());
   ops::AdvancedIndex info = ops::make_info(*this, indices);
@@ -310,6 +324,7 @@ Tensor& Tensor::index_put_(const std::vector<std::optional<Tensor>>& indices, co
   const Tensor& packed = info.packed.defined() ? info.packed : value;
   ops::launch_index_scatter("index_put_", dtype(), accumulate, 1, plan, data, device(),
                             CTORCH_OPERANDS({*this, "self", true}, {value, "values"}, {packed, "indices"}));
+  impl()->storage()->bump_version();
   return *this;
 }
 
