@@ -119,3 +119,46 @@ class Dropout : public UnaryModule {
 };
 
 }  // namespace ctorch::nn
+
+namespace ctorch::nn {
+
+/// A lookup table of `num_embeddings` vectors of size `embedding_dim` (torch.nn.Embedding),
+/// initialized from N(0, 1); the row at padding_idx starts at zero and gets no gradient.
+class Embedding : public UnaryModule {
+ public:
+  Embedding(int64_t num_embeddings, int64_t embedding_dim, std::optional<int64_t> padding_idx = std::nullopt);
+  /// The rows of weight at the int64 indices in `input`, shaped input.sizes() + [embedding_dim].
+  Tensor forward(const Tensor& input) override;
+  std::string extra_repr() const override;
+  Tensor weight;  ///< [num_embeddings, embedding_dim]
+  int64_t num_embeddings, embedding_dim;
+  std::optional<int64_t> padding_idx;
+};
+
+/// Normalizes over the trailing `normalized_shape` dims, then scales and shifts (torch.nn.LayerNorm).
+class LayerNorm : public UnaryModule {
+ public:
+  explicit LayerNorm(std::vector<int64_t> normalized_shape, double eps = 1e-5, bool elementwise_affine = true);
+  Tensor forward(const Tensor& input) override;
+  std::string extra_repr() const override;
+  Tensor weight, bias;  ///< ones and zeros of normalized_shape (when elementwise_affine)
+  std::vector<int64_t> normalized_shape;
+  double eps;
+};
+
+/// A list of modules registered as "0", "1", ... (torch.nn.ModuleList); it has no forward.
+class ModuleList : public Module {
+ public:
+  ModuleList() : Module("ModuleList") {}
+  /// Appends a module.
+  void push_back(std::shared_ptr<Module> module);
+  /// Module `index` (negative counts from the end).
+  Module& operator[](int64_t index) const;
+  /// Number of modules.
+  size_t size() const { return modules_.size(); }
+
+ private:
+  std::vector<std::shared_ptr<Module>> modules_;
+};
+
+}  // namespace ctorch::nn

@@ -1,5 +1,6 @@
 // Linear, Sequential, Dropout, Flatten.
 #include <cmath>
+#include <sstream>
 
 #include "ctorch/factories.h"
 #include "ctorch/grad_mode.h"
@@ -79,6 +80,90 @@ std::string Dropout::extra_repr() const {
   std::ostringstream os;
   os << "p=" << p << ", inplace=False";
   return os.str();
+}
+
+}  // namespace ctorch::nn
+
+namespace ctorch::nn {
+
+Embedding::Embedding(int64_t num_embeddings, int64_t embedding_dim, std::optional<int64_t> padding_idx_arg)
+    : UnaryModule("Embedding"), num_embeddings(num_embeddings), embedding_dim(embedding_dim) {
+  if (padding_idx_arg) {
+    int64_t p = *padding_idx_arg;
+    CTORCH_CHECK(p < num_embeddings && p >= -num_embeddings, "Padding_idx must be within num_embeddings");
+    padding_idx = p < 0 ? p + num_embeddings : p;
+  }
+  NoGradGuard no_grad;
+  weight = register_parameter("weight", empty({num_embeddings, embedding_dim}).normal_());
+  if (padding_idx) weight.select(0, *padding_idx).fill_(0);
+}
+
+Tensor Embedding::forward(const Tensor& input) {
+  CTORCH_CHECK(input.dtype() == kLong || input.dtype() == kInt,
+               "Expected tensor for argument #1 'indices' to have one of the following scalar types: Long, Int; but "
+               "got ", scalar_type_cpp_name(input.dtype()), " instead (while checking arguments for embedding)");
+  Tensor rows = weight.index_select(0, input.reshape({-1}));
+  if (padding_idx && weight.requires_grad() && GradMode::is_enabled()) {
+    // The padding row gets no gradient: its rows are multiplied by a constant 0/1 mask.
+    const Tensor keep = input.reshape({-1}).ne(*padding_idx).to(weight.dtype()).unsqueeze(1);
+    rows = rows * keep + rows.detach() * (1 - keep);
+  }
+  DimVector shape(input.sizes());
+  shape.push_back(embedding_dim);
+  return rows.view(shape);
+}
+
+std::string Embedding::extra_repr() const {
+  std::string s = std::to_string(num_embeddings) + ", " + std::to_string(embedding_dim);
+  if (padding_idx) s += ", padding_idx=" + std::to_string(*padding_idx);
+  return s;
+}
+
+LayerNorm::LayerNorm(std::vector<int64_t> shape, double eps, bool elementwise_affine)
+    : UnaryModule("LayerNorm"), normalized_shape(std::move(shape)), eps(eps) {
+  if (elementwise_affine) {
+    weight = register_parameter("weight", ones(normalized_shape));
+    bias = register_parameter("bias", zeros(normalized_shape));
+  }
+}
+
+Tensor LayerNorm::forward(const Tensor& input) {
+  const auto n = static_cast<int64_t>(normalized_shape.size());
+  CTORCH_CHECK(input.dim() >= n, "Given normalized_shape=", IntArrayRef(normalized_shape),
+               ", expected input with shape [*, ", IntArrayRef(normalized_shape), "], but got input of size",
+               input.sizes());
+  DimVector dims;
+  for (int64_t i = 0; i < n; ++i) {
+    CTORCH_CHECK(input.size(input.dim() - n + i) == normalized_shape[static_cast<size_t>(i)], "Given normalized_shape=",
+                 IntArrayRef(normalized_shape), ", expected input with shape [*, ", IntArrayRef(normalized_shape),
+                 "], but got input of size", input.sizes());
+    dims.push_back(input.dim() - n + i);
+  }
+  const Tensor mean = input.mean(IntArrayRef(dims), /*keepdim=*/true);
+  const Tensor var = input.var(IntArrayRef(dims), /*correction=*/0, /*keepdim=*/true);
+  Tensor out = (input - mean) * (var + eps).rsqrt();
+  if (weight.defined()) out = out * weight + bias;
+  return out;
+}
+
+std::string LayerNorm::extra_repr() const {
+  std::ostringstream os;
+  os << "(";
+  for (size_t i = 0; i < normalized_shape.size(); ++i) os << (i ? ", " : "") << normalized_shape[i];
+  os << (normalized_shape.size() == 1 ? ",)" : ")") << ", eps=" << eps
+     << ", elementwise_affine=" << (weight.defined() ? "True" : "False");
+  return os.str();
+}
+
+void ModuleList::push_back(std::shared_ptr<Module> module) {
+  register_module(std::to_string(modules_.size()), module);
+  modules_.push_back(std::move(module));
+}
+
+Module& ModuleList::operator[](int64_t index) const {
+  const auto n = static_cast<int64_t>(modules_.size());
+  CTORCH_CHECK_INDEX(index >= -n && index < n, "index ", index, " is out of range");
+  return *modules_[static_cast<size_t>(index < 0 ? index + n : index)];
 }
 
 }  // namespace ctorch::nn

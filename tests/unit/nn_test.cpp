@@ -212,3 +212,36 @@ TEST(Optim, SchedulersFollowPyTorchsSchedules) {
 }
 
 }  // namespace
+
+namespace {
+
+TEST(Nn, EmbeddingLooksUpRowsAndSkipsThePaddingGradient) {
+  manual_seed(0);
+  nn::Embedding emb(5, 3, /*padding_idx=*/0);
+  EXPECT_TRUE(emb.weight[0].equal(zeros({3})));
+  const Tensor idx = tensor(std::vector<int64_t>{1, 0, 1, 4}).reshape({2, 2});
+  const Tensor out = emb(idx);
+  EXPECT_EQ(out.sizes(), (std::vector<int64_t>{2, 2, 3}));
+  EXPECT_TRUE(out[0][0].equal(emb.weight[1].detach()));
+  out.sum().backward();
+  // Row 1 was looked up twice, row 4 once, the padding row 0 gets nothing.
+  EXPECT_TRUE(emb.weight.grad().equal(tensor({{0.f, 0.f, 0.f}, {2.f, 2.f, 2.f}, {0.f, 0.f, 0.f}, {0.f, 0.f, 0.f},
+                                              {1.f, 1.f, 1.f}})));
+  EXPECT_EQ(emb.repr(), "Embedding(5, 3, padding_idx=0)");
+  EXPECT_THROW(emb(ones({2})), Error);
+}
+
+TEST(Nn, LayerNormNormalizesTheLastDims) {
+  nn::LayerNorm norm({4});
+  const Tensor x = tensor({{1.0, 2.0, 3.0, 4.0}, {2.0, 2.0, 2.0, 6.0}}, TensorOptions().dtype(kDouble));
+  norm.to(kDouble);
+  const Tensor y = norm(x);
+  const Tensor mean = x.mean(IntArrayRef{1}, true), var = x.var(IntArrayRef{1}, 0, true);
+  EXPECT_TRUE(y.allclose((x - mean) / (var + 1e-5).sqrt(), 1e-12, 1e-12));
+  EXPECT_EQ(norm.repr(), "LayerNorm((4,), eps=1e-05, elementwise_affine=True)");
+  const Tensor xr = x.clone().requires_grad_();
+  EXPECT_TRUE(autograd::gradcheck(
+      [&](const autograd::variable_list& v) { return autograd::variable_list{norm(v[0]).pow(3).sum()}; }, {xr}));
+}
+
+}  // namespace

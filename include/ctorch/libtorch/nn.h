@@ -169,6 +169,12 @@ TORCH_MODULE(BCEWithLogitsLoss);
 #undef CTORCH_NN_ARG
 }  // namespace torch::nn
 
+namespace torch::autograd {
+using namespace ::ctorch::autograd;  // NOLINT(google-build-using-namespace): backward, grad, Node, gradcheck
+/// libtorch's Variable is a Tensor.
+using Variable = ::ctorch::Tensor;
+}  // namespace torch::autograd
+
 namespace torch::optim {
 using namespace ::ctorch::optim;  // NOLINT(google-build-using-namespace): SGD, Adam, options, schedulers
 }  // namespace torch::optim
