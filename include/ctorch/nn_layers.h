@@ -162,3 +162,41 @@ class ModuleList : public Module {
 };
 
 }  // namespace ctorch::nn
+
+namespace ctorch::nn {
+
+/// Batch normalization over dim 1 with running statistics (torch.nn.BatchNorm1d / BatchNorm2d):
+/// inputs [N, C] or [N, C, L] (1d), [N, C, H, W] (2d).
+class BatchNorm : public UnaryModule {
+ public:
+  /// `dims` is 1 or 2 (the class name printed: BatchNorm1d or BatchNorm2d).
+  BatchNorm(int dims, int64_t num_features, double eps = 1e-5, double momentum = 0.1, bool affine = true,
+            bool track_running_stats = true);
+  Tensor forward(const Tensor& input) override;
+  std::string extra_repr() const override;
+  Tensor weight, bias;                                      ///< [C] (affine)
+  Tensor running_mean, running_var, num_batches_tracked;    ///< buffers (track_running_stats)
+  int64_t num_features;
+  double eps, momentum;
+
+ private:
+  int dims_;
+};
+
+/// torch.nn.BatchNorm1d.
+class BatchNorm1d : public BatchNorm {
+ public:
+  explicit BatchNorm1d(int64_t num_features, double eps = 1e-5, double momentum = 0.1, bool affine = true,
+                       bool track_running_stats = true)
+      : BatchNorm(1, num_features, eps, momentum, affine, track_running_stats) {}
+};
+
+/// torch.nn.BatchNorm2d.
+class BatchNorm2d : public BatchNorm {
+ public:
+  explicit BatchNorm2d(int64_t num_features, double eps = 1e-5, double momentum = 0.1, bool affine = true,
+                       bool track_running_stats = true)
+      : BatchNorm(2, num_features, eps, momentum, affine, track_running_stats) {}
+};
+
+}  // namespace ctorch::nn

@@ -167,3 +167,65 @@ Module& ModuleList::operator[](int64_t index) const {
 }
 
 }  // namespace ctorch::nn
+
+namespace ctorch::nn {
+
+BatchNorm::BatchNorm(int dims, int64_t num_features, double eps, double momentum, bool affine, bool track)
+    : UnaryModule(dims == 1 ? "BatchNorm1d" : "BatchNorm2d"),
+      num_features(num_features),
+      eps(eps),
+      momentum(momentum),
+      dims_(dims) {
+  if (affine) {
+    weight = register_parameter("weight", ones({num_features}));
+    bias = register_parameter("bias", zeros({num_features}));
+  }
+  if (track) {
+    running_mean = register_buffer("running_mean", zeros({num_features}));
+    running_var = register_buffer("running_var", ones({num_features}));
+    num_batches_tracked = register_buffer("num_batches_tracked", zeros({}, TensorOptions().dtype(kLong)));
+  }
+}
+
+Tensor BatchNorm::forward(const Tensor& input) {
+  const bool ok = dims_ == 1 ? (input.dim() == 2 || input.dim() == 3) : input.dim() == 4;
+  CTORCH_CHECK_VALUE(ok, "expected ", dims_ == 1 ? "2D or 3D" : "4D", " input (got ", input.dim(), "D input)");
+  CTORCH_CHECK(input.size(1) == num_features, "running_mean should contain ", input.size(1),
+               " elements not ", num_features);
+  DimVector reduce_dims, shape(static_cast<size_t>(input.dim()), 1);
+  shape[1] = num_features;
+  for (int64_t d = 0; d < input.dim(); ++d) {
+    if (d != 1) reduce_dims.push_back(d);
+  }
+  const bool use_batch = is_training() || !running_mean.defined();
+  Tensor mean, var;
+  if (use_batch) {
+    const int64_t count = input.numel() / std::max<int64_t>(num_features, 1);
+    CTORCH_CHECK_VALUE(count > 1, "Expected more than 1 value per channel when training, got input size ",
+                       input.sizes());
+    mean = input.mean(IntArrayRef(reduce_dims), /*keepdim=*/true);
+    var = input.var(IntArrayRef(reduce_dims), /*correction=*/0, /*keepdim=*/true);
+    if (is_training() && running_mean.defined()) {
+      NoGradGuard no_grad;
+      const double unbiased = static_cast<double>(count) / static_cast<double>(count - 1);
+      running_mean.mul_(1 - momentum).add_(mean.detach().reshape({num_features}), momentum);
+      running_var.mul_(1 - momentum).add_(var.detach().reshape({num_features}) * unbiased, momentum);
+      num_batches_tracked.add_(1);
+    }
+  } else {
+    mean = running_mean.view(shape);
+    var = running_var.view(shape);
+  }
+  Tensor out = (input - mean) * (var + eps).rsqrt();
+  if (weight.defined()) out = out * weight.view(shape) + bias.view(shape);
+  return out;
+}
+
+std::string BatchNorm::extra_repr() const {
+  std::ostringstream os;
+  os << num_features << ", eps=" << eps << ", momentum=" << momentum << ", affine=" << (weight.defined() ? "True" : "False")
+     << ", track_running_stats=" << (running_mean.defined() ? "True" : "False");
+  return os.str();
+}
+
+}  // namespace ctorch::nn

@@ -245,3 +245,25 @@ TEST(Nn, LayerNormNormalizesTheLastDims) {
 }
 
 }  // namespace
+
+namespace {
+
+TEST(Nn, BatchNormUsesBatchStatisticsInTrainingAndRunningOnesInEval) {
+  nn::BatchNorm1d bn(2);
+  const Tensor x = tensor({{1.0f, 10.0f}, {3.0f, 20.0f}, {5.0f, 30.0f}});
+  const Tensor y = bn(x);
+  // Per-feature (x - mean) / sqrt(biased var + eps).
+  const Tensor mean = x.mean(IntArrayRef{0}, true), var = x.var(IntArrayRef{0}, 0, true);
+  EXPECT_TRUE(y.allclose((x - mean) / (var + 1e-5).sqrt(), 1e-5, 1e-6));
+  // running = 0.9 * running + 0.1 * batch (unbiased variance).
+  EXPECT_TRUE(bn.running_mean.allclose(tensor({0.3f, 2.0f}), 1e-6, 1e-6));
+  EXPECT_TRUE(bn.running_var.allclose(tensor({0.9f + 0.1f * 4.0f, 0.9f + 0.1f * 100.0f}), 1e-5, 1e-6));
+  EXPECT_EQ(bn.num_batches_tracked.item<int64_t>(), 1);
+  bn.eval();
+  const Tensor z = bn(x);
+  EXPECT_TRUE(z.allclose((x - bn.running_mean) / (bn.running_var + 1e-5).sqrt(), 1e-5, 1e-6));
+  EXPECT_EQ(bn.state_dict().size(), 5u);  // weight, bias, running_mean, running_var, num_batches_tracked
+  EXPECT_EQ(bn.repr(), "BatchNorm1d(2, eps=1e-05, momentum=0.1, affine=True, track_running_stats=True)");
+}
+
+}  // namespace
