@@ -78,5 +78,20 @@ TEST_F(DataOnEmulatedDevices, SafetensorsLoadOntoCuda1AndSaveFromCuda) {
   EXPECT_THROW(safetensors::load(bytes, Device("cuda:5")), Error);
 }
 
+TEST_F(DataOnEmulatedDevices, CorruptFilesAllocateNothing) {
+  // The first tensor is valid; the second's shape disagrees with its bytes, so a loader that
+  // built tensors while reading the header would have put the first one on cuda:1 already.
+  const std::string header =
+      R"({"a":{"dtype":"F32","shape":[256],"data_offsets":[0,1024]},"b":{"dtype":"F32","shape":[3],"data_offsets":[1024,1032]}})";
+  std::string bytes(8, '\0');
+  bytes[0] = static_cast<char>(header.size());
+  bytes += header + std::string(1032, '\0');
+  cuda::synchronize(1);
+  const int64_t before = cuda::memory_allocated(1);
+  EXPECT_THROW(safetensors::load(bytes, Device("cuda:1")), safetensors::SafetensorError);
+  EXPECT_THROW(safetensors::load(bytes.substr(0, bytes.size() - 1), Device("cuda:1")), safetensors::SafetensorError);
+  EXPECT_EQ(cuda::memory_allocated(1), before);
+}
+
 }  // namespace
 }  // namespace ctorch
