@@ -24,7 +24,8 @@ class SafetensorError : public Error {
 /// The free-form string map stored under "__metadata__".
 using Metadata = std::map<std::string, std::string>;
 
-/// The file's bytes for `tensors` (cuda tensors are copied to the host, views saved contiguous).
+/// The file's bytes for `tensors` (cuda tensors are copied to the host; non-contiguous views are
+/// saved as their contiguous copies, where Python raises). Tensors sharing memory are refused, as in Python.
 /// Without metadata the header has no "__metadata__" entry; an empty map writes {}.
 std::string save(const std::map<std::string, Tensor>& tensors, const std::optional<Metadata>& metadata = std::nullopt);
 /// Writes save(tensors, metadata) to `path`.
