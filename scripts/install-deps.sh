@@ -3,7 +3,7 @@
 # Usage: scripts/install-deps.sh [--bench]   (--bench also installs libtorch-dev for comparisons)
 set -euo pipefail
 # chromium: headless browser for the ctorch-memory-viz page tests (they skip without it).
-packages=(cmake g++ make libgtest-dev libgmock-dev libbenchmark-dev libopenblas-pthread-dev libopenblas-dev chromium)
+packages=(cmake g++ make libgtest-dev libgmock-dev libbenchmark-dev libopenblas-pthread-dev libopenblas-dev nlohmann-json3-dev chromium)
 if [[ "${1:-}" == "--bench" ]]; then packages+=(libtorch-dev); fi
 missing=()
 for p in "${packages[@]}"; do

@@ -2,13 +2,15 @@
 // at::, c10::, at::cuda::, c10::cuda::, torch::cuda::) compiles with `#include <torch/torch.h>`
 // replaced by this header. Including it anywhere in a program makes `std::cout << tensor` print
 // libtorch's format program-wide (ctorch::set_tensor_print_style; t.repr() stays Python's).
-// The C++ frontend (torch::nn holders, torch::optim) is in libtorch/nn.h. Not here because ctorch
-// lacks the subsystem: torch::data (data loading), torch::save/load of modules, complex dtypes,
-// sparse and quantized tensors.
+// The C++ frontend: torch::nn holders, torch::optim and torch::autograd in libtorch/nn.h; the
+// torch::data subset in libtorch/data.h. Not here because ctorch lacks the subsystem:
+// torch::save/load of modules (ctorch checkpoints are safetensors), complex dtypes, sparse and
+// quantized tensors.
 #pragma once
 
 #include "ctorch/ctorch.h"
 #include "ctorch/libtorch/core.h"
 #include "ctorch/libtorch/cuda.h"
+#include "ctorch/libtorch/data.h"
 #include "ctorch/libtorch/nn.h"
 #include "ctorch/libtorch/version.h"
