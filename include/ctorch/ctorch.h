@@ -28,6 +28,7 @@
 #include "ctorch/intrusive_ptr.h"
 #include "ctorch/layout.h"
 #include "ctorch/macros.h"
+#include "ctorch/nn_checkpoint.h"
 #include "ctorch/nn_functional.h"
 #include "ctorch/nn_layers.h"
 #include "ctorch/nn_loss.h"
