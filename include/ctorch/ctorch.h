@@ -33,6 +33,7 @@
 #include "ctorch/nn_layers.h"
 #include "ctorch/nn_loss.h"
 #include "ctorch/nn_module.h"
+#include "ctorch/nn_utils.h"
 #include "ctorch/nvtx.h"
 #include "ctorch/ops.h"
 #include "ctorch/optim.h"

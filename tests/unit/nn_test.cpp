@@ -267,3 +267,24 @@ TEST(Nn, BatchNormUsesBatchStatisticsInTrainingAndRunningOnesInEval) {
 }
 
 }  // namespace
+
+namespace {
+
+TEST(Nn, ClipGradNormScalesToTheMaxNorm) {
+  Tensor a = zeros({2}).requires_grad_(), b = zeros({1}).requires_grad_();
+  a.mutable_grad() = tensor({3.0f, 0.0f});
+  b.mutable_grad() = tensor({4.0f});
+  const Tensor total = nn::utils::clip_grad_norm_({a, b}, 1.0);
+  EXPECT_NEAR(total.item<double>(), 5.0, 1e-6);  // sqrt(3^2 + 4^2)
+  EXPECT_NEAR(a.grad()[0].item<double>(), 3.0 / 5.0, 1e-6);
+  EXPECT_NEAR(b.grad()[0].item<double>(), 4.0 / 5.0, 1e-6);
+  // Under the max norm nothing changes.
+  EXPECT_NEAR(nn::utils::clip_grad_norm_({a, b}, 10.0).item<double>(), 1.0, 1e-5);
+  EXPECT_NEAR(a.grad()[0].item<double>(), 0.6, 1e-6);
+  b.mutable_grad() = tensor({INFINITY});
+  EXPECT_THROW(nn::utils::clip_grad_norm_({a, b}, 1.0, 2.0, /*error_if_nonfinite=*/true), Error);
+  nn::utils::clip_grad_value_({a}, 0.5);
+  EXPECT_NEAR(a.grad()[0].item<double>(), 0.5, 1e-6);
+}
+
+}  // namespace
