@@ -12,6 +12,8 @@ namespace ctorch::nn::functional {
 Tensor linear(const Tensor& input, const Tensor& weight, const Tensor& bias = Tensor());
 /// max(x, 0).
 Tensor relu(const Tensor& input);
+/// x * Phi(x) with the exact erf ("none") or the tanh approximation ("tanh").
+Tensor gelu(const Tensor& input, const std::string& approximate = "none");
 /// Dropout with probability p when `training` (the mask from the input device's generator).
 Tensor dropout(const Tensor& input, double p = 0.5, bool training = true);
 /// softmax along dim.

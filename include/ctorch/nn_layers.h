@@ -69,6 +69,15 @@ class ReLU : public UnaryModule {
   Tensor forward(const Tensor& input) override { return input.relu(); }
 };
 
+/// x * Phi(x) (torch.nn.GELU; approximate "none" or "tanh").
+class GELU : public UnaryModule {
+ public:
+  explicit GELU(std::string approximate = "none") : UnaryModule("GELU"), approximate(std::move(approximate)) {}
+  Tensor forward(const Tensor& input) override;
+  std::string extra_repr() const override { return "approximate='" + approximate + "'"; }
+  std::string approximate;
+};
+
 /// 1 / (1 + exp(-x)) (torch.nn.Sigmoid).
 class Sigmoid : public UnaryModule {
  public:

@@ -390,6 +390,10 @@ class Tensor {
   Tensor& tanh_();
   Tensor sigmoid() const;
   Tensor& sigmoid_();
+  /// The error function (torch.erf).
+  Tensor erf() const;
+  /// In-place erf.
+  Tensor& erf_();
   Tensor relu() const;
   Tensor& relu_();
   Tensor floor() const;

@@ -77,6 +77,7 @@ const char* formula_name(GradFn fn, const ops::GradArgs& a, ArrayRef<const Tenso
         case UnaryOp::Clamp: return "ClampBackward1";
         case UnaryOp::LogicalNot: return "LogicalNotBackward0";
         case UnaryOp::Identity: return "AliasBackward0";
+        case UnaryOp::Erf: return "ErfBackward0";
       }
       return "UnaryBackward0";
     case GradFn::Binary:
@@ -153,6 +154,7 @@ bool formula_needs_original_self(GradFn fn, const ops::GradArgs& a) {
       case UnaryOp::Log:
       case UnaryOp::Sin:
       case UnaryOp::Cos:
+      case UnaryOp::Erf:
       case UnaryOp::Clamp: return true;
       default: return false;
     }
@@ -185,6 +187,7 @@ void FormulaNode::save(ArrayRef<const Tensor*> in, const Tensor& out) {
         case UnaryOp::Log:
         case UnaryOp::Sin:
         case UnaryOp::Cos:
+        case UnaryOp::Erf:
         case UnaryOp::Clamp: save_in(0, in0_); break;
         case UnaryOp::Exp:
         case UnaryOp::Sqrt:
@@ -324,6 +327,10 @@ variable_list FormulaNode::unary(const Tensor& g) {
     }
     case UnaryOp::LogicalNot:
     case UnaryOp::Identity: return {g};
+    case UnaryOp::Erf: {
+      const Tensor x = saved(in0_);
+      return {g * (x * x).neg().exp() * 1.1283791670955126};  // 2 / sqrt(pi)
+    }
   }
   return {Tensor()};
 }

@@ -71,7 +71,8 @@ A bound(const Scalar& s) {
 
 constexpr bool is_transcendental(UnaryOp op) {
   return op == UnaryOp::Exp || op == UnaryOp::Log || op == UnaryOp::Sqrt || op == UnaryOp::Rsqrt ||
-         op == UnaryOp::Sin || op == UnaryOp::Cos || op == UnaryOp::Tanh || op == UnaryOp::Sigmoid;
+         op == UnaryOp::Sin || op == UnaryOp::Cos || op == UnaryOp::Tanh || op == UnaryOp::Sigmoid ||
+         op == UnaryOp::Erf;
 }
 
 template <UnaryOp Op, class A>
@@ -193,6 +194,7 @@ struct KernelTableOf {
       CTORCH_UNARY_CASE_(Tanh) CTORCH_UNARY_CASE_(Sigmoid) CTORCH_UNARY_CASE_(Relu) CTORCH_UNARY_CASE_(Floor)
       CTORCH_UNARY_CASE_(Ceil) CTORCH_UNARY_CASE_(Round) CTORCH_UNARY_CASE_(Sign)
       CTORCH_UNARY_CASE_(LogicalNot) CTORCH_UNARY_CASE_(Clamp) CTORCH_UNARY_CASE_(Identity)
+      CTORCH_UNARY_CASE_(Erf)
 #undef CTORCH_UNARY_CASE_
     }
   }

@@ -57,6 +57,13 @@ Tensor linear(const Tensor& input, const Tensor& weight, const Tensor& bias) { r
 
 Tensor relu(const Tensor& input) { return input.relu(); }
 
+Tensor gelu(const Tensor& input, const std::string& approximate) {
+  if (approximate == "none") return input * 0.5 * (1 + (input * 0.7071067811865476).erf());  // x * Phi(x)
+  CTORCH_CHECK(approximate == "tanh", "approximate argument must be either none or tanh.");
+  const Tensor inner = (input + input * input * input * 0.044715) * 0.7978845608028654;  // sqrt(2 / pi)
+  return input * 0.5 * (1 + inner.tanh());
+}
+
 Tensor dropout(const Tensor& input, double p, bool training) {
   CTORCH_CHECK_VALUE(p >= 0 && p <= 1, "dropout probability has to be between 0 and 1, but got ", p);
   if (!training || p == 0) return input;

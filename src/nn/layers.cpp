@@ -36,6 +36,8 @@ void Linear::reset_parameters() {
 
 Tensor Linear::forward(const Tensor& input) { return functional::linear(input, weight, bias); }
 
+Tensor GELU::forward(const Tensor& input) { return functional::gelu(input, approximate); }
+
 std::string Linear::extra_repr() const {
   return "in_features=" + std::to_string(in_features) + ", out_features=" + std::to_string(out_features) +
          ", bias=" + (bias.defined() ? "True" : "False");

@@ -39,6 +39,7 @@ CTORCH_UNARY_(sin, Sin, true)
 CTORCH_UNARY_(cos, Cos, true)
 CTORCH_UNARY_(tanh, Tanh, true)
 CTORCH_UNARY_(sigmoid, Sigmoid, true)
+CTORCH_UNARY_(erf, Erf, true)
 CTORCH_UNARY_(sign, Sign, false)
 #undef CTORCH_UNARY_
 

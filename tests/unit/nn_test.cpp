@@ -288,3 +288,30 @@ TEST(Nn, ClipGradNormScalesToTheMaxNorm) {
 }
 
 }  // namespace
+
+namespace {
+
+TEST(Nn, GeluAndErfMatchTheirDefinitions) {
+  const Tensor x = tensor({-2.0, -0.5, 0.0, 0.7, 3.0}, TensorOptions().dtype(kDouble));
+  const std::vector<double> v = x.to_vector<double>();
+  const std::vector<double> e = x.erf().to_vector<double>();
+  const std::vector<double> g = nn::GELU()(x).to_vector<double>();
+  const std::vector<double> gt = nn::GELU("tanh")(x).to_vector<double>();
+  for (size_t i = 0; i < v.size(); ++i) {
+    EXPECT_NEAR(e[i], std::erf(v[i]), 1e-15);
+    EXPECT_NEAR(g[i], 0.5 * v[i] * (1 + std::erf(v[i] / std::sqrt(2.0))), 1e-15);
+    const double inner = std::sqrt(2 / M_PI) * (v[i] + 0.044715 * v[i] * v[i] * v[i]);
+    EXPECT_NEAR(gt[i], 0.5 * v[i] * (1 + std::tanh(inner)), 1e-15);
+  }
+  const Tensor xr = x.clone().requires_grad_();
+  EXPECT_TRUE(autograd::gradcheck(
+      [](const autograd::variable_list& in) { return autograd::variable_list{nn::functional::gelu(in[0]).sum()}; },
+      {xr}));
+  EXPECT_EQ(xr.erf().grad_fn()->name(), "ErfBackward0");
+  EXPECT_EQ(nn::GELU("tanh").repr(), "GELU(approximate='tanh')");
+  EXPECT_THROW(nn::functional::gelu(x, "fast"), Error);
+  // Integer inputs compute in the default float dtype, as torch.erf.
+  EXPECT_EQ(tensor(std::vector<int64_t>{1}).erf().dtype(), kFloat);
+}
+
+}  // namespace
