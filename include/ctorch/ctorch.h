@@ -29,6 +29,7 @@
 #include "ctorch/layout.h"
 #include "ctorch/macros.h"
 #include "ctorch/nn_checkpoint.h"
+#include "ctorch/nn_conv.h"
 #include "ctorch/nn_functional.h"
 #include "ctorch/nn_layers.h"
 #include "ctorch/nn_loss.h"

@@ -1,0 +1,60 @@
+// Convolution and pooling over images (torch.nn.Conv2d, MaxPool2d, AvgPool2d and their functional forms).
+#pragma once
+
+#include <array>
+
+#include "ctorch/nn_layers.h"
+
+namespace ctorch::nn {
+
+/// A pair of sizes (kernel, stride, padding, dilation), as PyTorch's _pair.
+using Pair2 = std::array<int64_t, 2>;
+
+namespace functional {
+/// 2-d convolution of input [N, C, H, W] (or [C, H, W]) with weight [OC, C / groups, KH, KW] (groups = 1).
+Tensor conv2d(const Tensor& input, const Tensor& weight, const Tensor& bias = Tensor(), Pair2 stride = {1, 1},
+              Pair2 padding = {0, 0}, Pair2 dilation = {1, 1});
+/// Maximum over each window (padding counts as -inf).
+Tensor max_pool2d(const Tensor& input, Pair2 kernel_size, Pair2 stride = {0, 0}, Pair2 padding = {0, 0},
+                  Pair2 dilation = {1, 1});
+/// Mean over each window (padding counts as zeros: count_include_pad=True).
+Tensor avg_pool2d(const Tensor& input, Pair2 kernel_size, Pair2 stride = {0, 0}, Pair2 padding = {0, 0});
+}  // namespace functional
+
+/// 2-d convolution (torch.nn.Conv2d, groups=1, zero padding), initialized as PyTorch's.
+class Conv2d : public UnaryModule {
+ public:
+  Conv2d(int64_t in_channels, int64_t out_channels, Pair2 kernel_size, Pair2 stride = {1, 1}, Pair2 padding = {0, 0},
+         Pair2 dilation = {1, 1}, bool bias = true);
+  /// A square kernel.
+  Conv2d(int64_t in_channels, int64_t out_channels, int64_t kernel_size, int64_t stride = 1, int64_t padding = 0)
+      : Conv2d(in_channels, out_channels, Pair2{kernel_size, kernel_size}, Pair2{stride, stride},
+               Pair2{padding, padding}) {}
+  Tensor forward(const Tensor& input) override;
+  std::string extra_repr() const override;
+  Tensor weight, bias;
+  int64_t in_channels, out_channels;
+  Pair2 kernel_size, stride, padding, dilation;
+};
+
+/// Max pooling (torch.nn.MaxPool2d; stride defaults to the kernel size).
+class MaxPool2d : public UnaryModule {
+ public:
+  explicit MaxPool2d(int64_t kernel_size, std::optional<int64_t> stride = std::nullopt, int64_t padding = 0)
+      : UnaryModule("MaxPool2d"), kernel_size(kernel_size), stride(stride.value_or(kernel_size)), padding(padding) {}
+  Tensor forward(const Tensor& input) override;
+  std::string extra_repr() const override;
+  int64_t kernel_size, stride, padding;
+};
+
+/// Average pooling (torch.nn.AvgPool2d; stride defaults to the kernel size).
+class AvgPool2d : public UnaryModule {
+ public:
+  explicit AvgPool2d(int64_t kernel_size, std::optional<int64_t> stride = std::nullopt, int64_t padding = 0)
+      : UnaryModule("AvgPool2d"), kernel_size(kernel_size), stride(stride.value_or(kernel_size)), padding(padding) {}
+  Tensor forward(const Tensor& input) override;
+  std::string extra_repr() const override;
+  int64_t kernel_size, stride, padding;
+};
+
+}  // namespace ctorch::nn

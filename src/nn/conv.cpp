@@ -1,0 +1,157 @@
+// Conv2d and the 2-d poolings, built from differentiable ops: each output position's window is
+// gathered with index_select from the flattened image, with one extra column standing for the
+// padding (0 for convolution and average pooling, -inf for max pooling); its backward is
+// index_add, which accumulates overlapping windows deterministically. Convolution is then one
+// matmul (im2col). Correct everywhere, fast nowhere: no cuDNN, no direct kernels.
+#include <cmath>
+#include <limits>
+#include <sstream>
+
+#include "ctorch/factories.h"
+#include "ctorch/grad_mode.h"
+#include "ctorch/nn_conv.h"
+#include "ctorch/ops.h"
+
+namespace ctorch::nn {
+
+namespace {
+
+struct Windows {
+  Tensor cols;  ///< [N, C, OH * OW, KH * KW]
+  int64_t oh, ow;
+};
+
+// The windows of `input` [N, C, H, W], padding filled with `pad_value`.
+Windows gather_windows(const Tensor& input, Pair2 k, Pair2 s, Pair2 p, Pair2 d, double pad_value, const char* op) {
+  CTORCH_CHECK(input.dim() == 4, op, ": expected a 4-d input [N, C, H, W], got ", input.dim(), "-d");
+  for (int i = 0; i < 2; ++i) {
+    CTORCH_CHECK(k[i] > 0 && s[i] > 0 && d[i] > 0 && p[i] >= 0, op,
+                 ": kernel_size, stride and dilation must be positive and padding non-negative");
+  }
+  const int64_t n = input.size(0), c = input.size(1), h = input.size(2), w = input.size(3);
+  const int64_t oh = (h + 2 * p[0] - d[0] * (k[0] - 1) - 1) / s[0] + 1;
+  const int64_t ow = (w + 2 * p[1] - d[1] * (k[1] - 1) - 1) / s[1] + 1;
+  CTORCH_CHECK(oh > 0 && ow > 0, op, ": the output size is too small (", oh, "x", ow, ") for input ", input.sizes());
+  // Positions within one channel's image, h * w standing for padding.
+  std::vector<int64_t> pos;
+  pos.reserve(static_cast<size_t>(oh * ow * k[0] * k[1]));
+  for (int64_t y = 0; y < oh; ++y) {
+    for (int64_t x = 0; x < ow; ++x) {
+      for (int64_t i = 0; i < k[0]; ++i) {
+        for (int64_t j = 0; j < k[1]; ++j) {
+          const int64_t yy = y * s[0] - p[0] + i * d[0], xx = x * s[1] - p[1] + j * d[1];
+          pos.push_back(yy >= 0 && yy < h && xx >= 0 && xx < w ? yy * w + xx : h * w);
+        }
+      }
+    }
+  }
+  const Tensor index = tensor(pos).to(input.device());
+  const Tensor flat = input.reshape({n, c, h * w});
+  const Tensor padded = cat({flat, full({n, c, 1}, pad_value, input.options())}, 2);
+  const Tensor cols = padded.index_select(2, index).view({n, c, oh * ow, k[0] * k[1]});
+  return {cols, oh, ow};
+}
+
+std::string pair_str(Pair2 p) { return "(" + std::to_string(p[0]) + ", " + std::to_string(p[1]) + ")"; }
+
+// PyTorch's 3-d inputs are a batch of one.
+Tensor batched(const Tensor& input) { return input.dim() == 3 ? input.unsqueeze(0) : input; }
+Tensor unbatched(const Tensor& out, const Tensor& input) { return input.dim() == 3 ? out.squeeze(0) : out; }
+
+}  // namespace
+
+namespace functional {
+
+Tensor conv2d(const Tensor& input, const Tensor& weight, const Tensor& bias, Pair2 stride, Pair2 padding,
+              Pair2 dilation) {
+  const Tensor x = batched(input);
+  CTORCH_CHECK(weight.dim() == 4, "conv2d: expected a 4-d weight [OC, C, KH, KW], got ", weight.dim(), "-d");
+  CTORCH_CHECK(x.dim() == 4 && x.size(1) == weight.size(1), "Given groups=1, weight of size ", weight.sizes(),
+               ", expected input", input.sizes(), " to have ", weight.size(1), " channels, but got ",
+               x.dim() == 4 ? x.size(1) : -1, " channels instead");
+  const Pair2 k{weight.size(2), weight.size(3)};
+  const Windows win = gather_windows(x, k, stride, padding, dilation, 0.0, "conv2d");
+  const int64_t n = x.size(0), c = x.size(1), oc = weight.size(0);
+  // [N, L, C * KH * KW] @ [C * KH * KW, OC] -> [N, L, OC] -> [N, OC, OH, OW]
+  const Tensor cols = win.cols.permute({0, 2, 1, 3}).reshape({n, win.oh * win.ow, c * k[0] * k[1]});
+  Tensor out = cols.matmul(weight.reshape({oc, -1}).t());
+  if (bias.defined()) out = out + bias;
+  return unbatched(out.permute({0, 2, 1}).reshape({n, oc, win.oh, win.ow}), input);
+}
+
+Tensor max_pool2d(const Tensor& input, Pair2 kernel_size, Pair2 stride, Pair2 padding, Pair2 dilation) {
+  if (stride[0] == 0) stride = kernel_size;
+  CTORCH_CHECK(padding[0] * 2 <= kernel_size[0] && padding[1] * 2 <= kernel_size[1],
+               "pad should be at most half of effective kernel size, but got pad=", padding[0], ", kernel_size=",
+               kernel_size[0]);
+  const Tensor x = batched(input);
+  const Windows win = gather_windows(x, kernel_size, stride, padding, dilation, -INFINITY, "max_pool2d");
+  const Tensor out = std::get<0>(win.cols.max(3)).view({x.size(0), x.size(1), win.oh, win.ow});
+  return unbatched(out, input);
+}
+
+Tensor avg_pool2d(const Tensor& input, Pair2 kernel_size, Pair2 stride, Pair2 padding) {
+  if (stride[0] == 0) stride = kernel_size;
+  CTORCH_CHECK(padding[0] * 2 <= kernel_size[0] && padding[1] * 2 <= kernel_size[1],
+               "pad should be at most half of kernel size, but got pad=", padding[0], ", kernel_size=", kernel_size[0]);
+  const Tensor x = batched(input);
+  const Windows win = gather_windows(x, kernel_size, stride, padding, {1, 1}, 0.0, "avg_pool2d");
+  const Tensor out = win.cols.mean(IntArrayRef{3}).view({x.size(0), x.size(1), win.oh, win.ow});
+  return unbatched(out, input);
+}
+
+}  // namespace functional
+
+Conv2d::Conv2d(int64_t in_channels, int64_t out_channels, Pair2 kernel_size, Pair2 stride, Pair2 padding,
+               Pair2 dilation, bool with_bias)
+    : UnaryModule("Conv2d"),
+      in_channels(in_channels),
+      out_channels(out_channels),
+      kernel_size(kernel_size),
+      stride(stride),
+      padding(padding),
+      dilation(dilation) {
+  weight = register_parameter("weight", empty({out_channels, in_channels, kernel_size[0], kernel_size[1]}));
+  if (with_bias) bias = register_parameter("bias", empty({out_channels}));
+  // PyTorch's reset_parameters: kaiming_uniform_(a=sqrt(5)), bias from U(-1/sqrt(fan_in), 1/sqrt(fan_in)).
+  NoGradGuard no_grad;
+  const double fan_in = static_cast<double>(in_channels * kernel_size[0] * kernel_size[1]);
+  const double a = std::sqrt(5.0);
+  const double bound = std::sqrt(3.0) * (std::sqrt(2.0 / (1 + a * a)) / std::sqrt(fan_in));
+  weight.uniform_(-bound, bound);
+  if (with_bias) bias.uniform_(-1 / std::sqrt(fan_in), 1 / std::sqrt(fan_in));
+}
+
+Tensor Conv2d::forward(const Tensor& input) {
+  return functional::conv2d(input, weight, bias, stride, padding, dilation);
+}
+
+std::string Conv2d::extra_repr() const {
+  std::ostringstream os;
+  os << in_channels << ", " << out_channels << ", kernel_size=" << pair_str(kernel_size)
+     << ", stride=" << pair_str(stride);
+  if (padding != Pair2{0, 0}) os << ", padding=" << pair_str(padding);
+  if (dilation != Pair2{1, 1}) os << ", dilation=" << pair_str(dilation);
+  if (!bias.defined()) os << ", bias=False";
+  return os.str();
+}
+
+Tensor MaxPool2d::forward(const Tensor& input) {
+  return functional::max_pool2d(input, {kernel_size, kernel_size}, {stride, stride}, {padding, padding});
+}
+
+std::string MaxPool2d::extra_repr() const {
+  return "kernel_size=" + std::to_string(kernel_size) + ", stride=" + std::to_string(stride) +
+         ", padding=" + std::to_string(padding) + ", dilation=1, ceil_mode=False";
+}
+
+Tensor AvgPool2d::forward(const Tensor& input) {
+  return functional::avg_pool2d(input, {kernel_size, kernel_size}, {stride, stride}, {padding, padding});
+}
+
+std::string AvgPool2d::extra_repr() const {
+  return "kernel_size=" + std::to_string(kernel_size) + ", stride=" + std::to_string(stride) +
+         ", padding=" + std::to_string(padding);
+}
+
+}  // namespace ctorch::nn
