@@ -64,3 +64,40 @@ TEST(LibtorchFrontend, HoldersSequentialAndLosses) {
 }
 
 }  // namespace
+
+namespace {
+
+// A libtorch-style map dataset: two separable blobs.
+struct Blobs : torch::data::datasets::Dataset<Blobs> {
+  torch::data::Example<> get(size_t index) override {
+    const float label = static_cast<float>(index % 2);
+    const torch::Tensor point = torch::full({2}, label * 2 - 1) + torch::rand({2}) * 0.5;
+    return {point, torch::tensor({static_cast<int64_t>(index % 2)}).squeeze()};
+  }
+  torch::optional<size_t> size() const override { return 128; }
+};
+
+TEST(LibtorchFrontend, ADataLoaderLoopTrainsAModule) {
+  torch::manual_seed(0);
+  torch::nn::Sequential net(torch::nn::Linear(2, 8), torch::nn::ReLU(), torch::nn::Linear(8, 2));
+  torch::optim::SGD optimizer(net->parameters(), torch::optim::SGDOptions(0.5).momentum(0.5));
+  auto loader = torch::data::make_data_loader(Blobs().map(torch::data::transforms::Stack<>()), /*batch_size=*/16);
+  double last_epoch_loss = 0;
+  for (int epoch = 0; epoch < 5; ++epoch) {
+    double sum = 0;
+    size_t batches = 0;
+    for (auto& batch : *loader) {
+      optimizer.zero_grad();
+      torch::Tensor loss = torch::nn::functional::cross_entropy(net->forward(batch.data), batch.target);
+      loss.backward();
+      optimizer.step();
+      sum += loss.item<double>();
+      ++batches;
+    }
+    EXPECT_EQ(batches, 8u);
+    last_epoch_loss = sum / static_cast<double>(batches);
+  }
+  EXPECT_LT(last_epoch_loss, 0.1);  // the blobs are separable
+}
+
+}  // namespace

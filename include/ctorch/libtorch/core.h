@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstddef>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <type_traits>
@@ -51,6 +52,12 @@ IntegerRange<std::common_type_t<I1, I2>> irange(I1 begin, I2 end) {
   using I = std::common_type_t<I1, I2>;
   return IntegerRange<I>(static_cast<I>(begin), static_cast<I>(end));
 }
+
+// c10::optional is std::optional (libtorch 1.13 has its own class with the same interface).
+using std::make_optional;
+using std::nullopt;
+using std::nullopt_t;
+using std::optional;
 
 /// c10::str: concatenates the printed form of every argument.
 template <class... Args>
