@@ -97,6 +97,7 @@ const char* formula_name(GradFn fn, const ops::GradArgs& a, ArrayRef<const Tenso
       }
     case GradFn::Sum: return a.dims.empty() ? "SumBackward0" : "SumBackward1";
     case GradFn::Mean: return a.dims.empty() ? "MeanBackward0" : "MeanBackward1";
+    case GradFn::Prod: return a.dims.empty() ? "ProdBackward0" : "ProdBackward1";
     case GradFn::Norm: return a.dims.empty() ? "NormBackward0" : "NormBackward1";
     case GradFn::Var: return "VarBackward0";
     case GradFn::Std: return "StdBackward0";
@@ -233,6 +234,10 @@ void FormulaNode::save(ArrayRef<const Tensor*> in, const Tensor& out) {
       save_result();
       break;
     case GradFn::Var: save_in(0, in0_); break;
+    case GradFn::Prod:
+      save_in(0, in0_);
+      save_result();
+      break;
     case GradFn::Softmax:
     case GradFn::LogSoftmax: save_result(); break;
     case GradFn::Mm:
@@ -271,6 +276,7 @@ variable_list FormulaNode::apply(variable_list&& grads) {
       case GradFn::Binary: out = binary(g); break;
       case GradFn::Sum:
       case GradFn::Mean:
+      case GradFn::Prod:
       case GradFn::Norm:
       case GradFn::Var:
       case GradFn::Std:
@@ -421,6 +427,14 @@ variable_list FormulaNode::reduction(const Tensor& g) {
     case GradFn::Mean: {
       const int64_t n = reduced_count(sizes, dims);
       return {unreduce(g, sizes, dims, args_.keepdim) / static_cast<double>(n)};
+    }
+    case GradFn::Prod: {
+      // d prod / d x_i = prod / x_i while no factor is zero; PyTorch's zero-aware formula (products
+      // of the other factors) is not here yet, and a zero factor raises rather than giving NaN.
+      const Tensor self = saved(in0_);
+      CTORCH_CHECK_NOT_IMPLEMENTED(!self.eq(0).any().item<bool>(),
+                                   "ctorch: the gradient of prod over a zero factor is not implemented yet");
+      return {unreduce(g * saved(result_), sizes, dims, args_.keepdim) / self};
     }
     case GradFn::Var:
     case GradFn::Std: {

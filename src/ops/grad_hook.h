@@ -30,6 +30,7 @@ enum class GradFn : uint8_t {
   Binary,      ///< args.binary with args.side, args.scalar, args.alpha
   Sum,         ///< args.dims (empty: all), args.keepdim
   Mean,        ///< as Sum
+  Prod,        ///< as Sum
   Norm,        ///< args.p, args.dims, args.keepdim
   Var,         ///< args.dims, args.correction, args.keepdim
   Std,         ///< as Var

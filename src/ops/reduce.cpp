@@ -359,13 +359,18 @@ Tensor Tensor::mean(IntArrayRef dim, bool keepdim, std::optional<ScalarType> dty
 }
 
 Tensor Tensor::prod(std::optional<ScalarType> dtype) const {
-  return ops::sum_or_prod(ReduceOp::Prod, *this, all_dims(), false, ops::sum_dtype(*this, dtype));
+  return reduction(GradFn::Prod, *this, {}, false, [&] {
+    return ops::sum_or_prod(ReduceOp::Prod, *this, all_dims(), false, ops::sum_dtype(*this, dtype));
+  });
 }
 
 Tensor Tensor::prod(int64_t dim, bool keepdim, std::optional<ScalarType> dtype) const {
   ops::DimMask mask;
   mask.set(ops::wrap_dim(dim, this->dim()));
-  return ops::sum_or_prod(ReduceOp::Prod, *this, mask, keepdim, ops::sum_dtype(*this, dtype));
+  const int64_t d = dim;
+  return reduction(GradFn::Prod, *this, IntArrayRef(d), keepdim, [&] {
+    return ops::sum_or_prod(ReduceOp::Prod, *this, mask, keepdim, ops::sum_dtype(*this, dtype));
+  });
 }
 
 Tensor Tensor::max() const {

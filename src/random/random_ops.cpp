@@ -21,6 +21,7 @@
 #include "random/cpu_generator.h"
 #include "random/cuda_random_ops.h"
 #include "random/distributions.h"
+#include "ops/grad_hook.h"
 
 namespace ctorch {
 namespace {
@@ -102,6 +103,10 @@ void check_normal_tensor_std(const Tensor& std) {
 // ---- in-place samplers -----------------------------------------------------------------------------
 
 Tensor& Tensor::uniform_(double from, double to, std::optional<Generator> generator) {
+  if (ops::needs_grad({this})) [[unlikely]] {  // the old values no longer matter: a zero gradient
+    return ops::recorded_inplace(ops::GradFn::Fill, *this, {}, [&] { uniform_(from, to, generator); },
+                                 [](ops::GradArgs&) {});
+  }
   if (on_cuda(*this, "uniform_")) {
     impl::cuda_uniform_(*this, from, to, generator);
     return *this;
@@ -115,6 +120,10 @@ Tensor& Tensor::uniform_(double from, double to, std::optional<Generator> genera
 }
 
 Tensor& Tensor::normal_(double mean, double std, std::optional<Generator> generator) {
+  if (ops::needs_grad({this})) [[unlikely]] {
+    return ops::recorded_inplace(ops::GradFn::Fill, *this, {}, [&] { normal_(mean, std, generator); },
+                                 [](ops::GradArgs&) {});
+  }
   if (on_cuda(*this, "normal_")) {
     impl::cuda_normal_(*this, mean, std, generator);
     return *this;
@@ -129,6 +138,10 @@ Tensor& Tensor::normal_(double mean, double std, std::optional<Generator> genera
 }
 
 Tensor& Tensor::random_(int64_t from, std::optional<int64_t> to, std::optional<Generator> generator) {
+  if (ops::needs_grad({this})) [[unlikely]] {
+    return ops::recorded_inplace(ops::GradFn::Fill, *this, {}, [&] { random_(from, to, generator); },
+                                 [](ops::GradArgs&) {});
+  }
   if (on_cuda(*this, "random_")) {
     impl::cuda_random_(*this, from, to, generator);
     return *this;
@@ -142,6 +155,10 @@ Tensor& Tensor::random_(int64_t from, std::optional<int64_t> to, std::optional<G
 }
 
 Tensor& Tensor::bernoulli_(double p, std::optional<Generator> generator) {
+  if (ops::needs_grad({this})) [[unlikely]] {
+    return ops::recorded_inplace(ops::GradFn::Fill, *this, {}, [&] { bernoulli_(p, generator); },
+                                 [](ops::GradArgs&) {});
+  }
   if (on_cuda(*this, "bernoulli_")) {
     impl::cuda_bernoulli_(*this, p, generator);
     return *this;

@@ -315,3 +315,27 @@ TEST(Nn, GeluAndErfMatchTheirDefinitions) {
 }
 
 }  // namespace
+
+namespace {
+
+TEST(AutogradMore, ProdGradientAndRandomInPlaceOps) {
+  const Tensor x = tensor({{1.5, -2.0, 0.5}, {3.0, 1.25, -0.75}}, TensorOptions().dtype(kDouble)).requires_grad_();
+  EXPECT_TRUE(autograd::gradcheck(
+      [](const autograd::variable_list& v) {
+        return autograd::variable_list{v[0].prod() + v[0].prod(1).sum() + v[0].prod(0, true).pow(2).sum()};
+      },
+      {x}));
+  EXPECT_EQ(x.prod().grad_fn()->name(), "ProdBackward0");
+  const Tensor z = tensor({1.0, 0.0}, TensorOptions().dtype(kDouble)).requires_grad_();
+  EXPECT_THROW(z.prod().backward(), NotImplementedError);  // explicit, never a silent NaN
+  // Random fills: refused on a leaf that requires grad; a zero gradient on a non-leaf.
+  Tensor leaf = zeros({3}).requires_grad_();
+  EXPECT_THROW(leaf.uniform_(), Error);
+  EXPECT_TRUE(leaf.detach().equal(zeros({3})));
+  Tensor y = leaf * 2;
+  y.normal_();
+  (y * 3).sum().backward();
+  EXPECT_TRUE(leaf.grad().equal(zeros({3})));
+}
+
+}  // namespace
