@@ -567,11 +567,11 @@ variable_list FormulaNode::shape(const Tensor& g) {
     case GradFn::Clone: return {g};
     case GradFn::Select:
     case GradFn::Slice: {
+      // index_add_ into zeros (not a copy into a view of them): differentiable under create_graph.
       Tensor z = zeros(sizes, g.options());
-      Tensor part = fn_ == GradFn::Select ? z.select(args_.dim, args_.start)
-                                           : z.slice(args_.dim, args_.start, args_.end, args_.step);
-      part.copy_(g);
-      return {z};
+      const TensorOptions longs = TensorOptions().dtype(kLong).device(g.device());
+      if (fn_ == GradFn::Select) return {z.index_add_(args_.dim, full({1}, args_.start, longs), g.unsqueeze(args_.dim))};
+      return {z.index_add_(args_.dim, arange(args_.start, args_.end, args_.step, longs), g)};
     }
     case GradFn::AsStrided:
       CTORCH_CHECK_NOT_IMPLEMENTED(false, "the derivative for 'as_strided' is not implemented in ctorch");

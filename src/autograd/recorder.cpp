@@ -46,6 +46,14 @@ namespace {
 
 bool differentiable(ScalarType t) { return is_floating_point(t); }
 
+// True when `t` covers less than its storage (a slice, a select, a narrowed view).
+bool is_part_of_storage(const Tensor& t) {
+  if (t.storage_offset() != 0) return true;
+  int64_t extent = t.numel() == 0 ? 0 : 1;
+  for (int64_t d = 0; d < t.dim() && extent > 0; ++d) extent += (t.sizes()[d] - 1) * t.strides()[d];
+  return static_cast<size_t>(extent * t.element_size()) < t.impl()->storage()->nbytes();
+}
+
 // The C++ frames of the forward call being recorded (anomaly mode; PyTorch keeps the Python traceback).
 std::string forward_trace() {
   static thread_local memory::FrameSymbolizer symbolize;
@@ -73,6 +81,13 @@ class Recorder final : public ops::GradRecorder {
         meta == nullptr || !meta->is_view,
         "ctorch: an in-place operation on a view of a tensor that requires grad is not supported yet (PyTorch "
         "rewrites the base's history, CopySlices); write into the base, or use an out-of-place op");
+    // Writing a value that requires grad into part of a tensor that does not: PyTorch records it
+    // on the base (CopySlices); ctorch would record it on the view only, so it refuses.
+    CTORCH_CHECK_NOT_IMPLEMENTED(
+        self.requires_grad() || !is_part_of_storage(self),
+        "ctorch: writing a tensor that requires grad into a view of a tensor that does not (x[i] = y) is not "
+        "supported yet: the base would not record it (PyTorch's CopySlices); build the result with cat, stack or "
+        "index_put instead");
   }
 
   bool needs_original_self(ops::GradFn fn, const ops::GradArgs& args) const override {

@@ -339,3 +339,27 @@ TEST(AutogradMore, ProdGradientAndRandomInPlaceOps) {
 }
 
 }  // namespace
+
+namespace {
+
+TEST(AutogradMore, WritingAGradValueIntoASliceOfAPlainTensorIsRefused) {
+  // PyTorch would give `buffer` the history (CopySlices); ctorch refuses rather than lose it.
+  Tensor y = ones({2}).requires_grad_();
+  Tensor buffer = zeros({4});
+  EXPECT_THROW(buffer.narrow(0, 1, 2).copy_(y * 2), NotImplementedError);
+  EXPECT_TRUE(buffer.equal(zeros({4})));
+  // The whole tensor may be written: it then records the copy.
+  Tensor whole = zeros({2});
+  whole.copy_(y * 2);
+  whole.sum().backward();
+  EXPECT_TRUE(y.grad().equal(full({2}, 2.0f)));
+  // Select and slice backward stay differentiable (create_graph): d2/dx2 of sum(x[1:]^3) = 6x there.
+  Tensor x = tensor({1.0, 2.0, 3.0}, TensorOptions().dtype(kDouble)).requires_grad_();
+  const Tensor g = autograd::grad({x.slice(0, 1).pow(3).sum()}, {x}, {}, std::nullopt, /*create_graph=*/true)[0];
+  const Tensor h = autograd::grad({(g * x.select(0, 2)).sum()}, {x})[0];
+  // g = [0, 3*4, 3*9]; (g * x2).sum() = 3 x1^2 x2 + 3 x2^3: d/dx = [0, 6 x1 x2, 3 x1^2 + 9 x2^2] + select's term.
+  EXPECT_NEAR(h[1].item<double>(), 6 * 2 * 3, 1e-12);
+  EXPECT_NEAR(h[2].item<double>(), 3 * 4 + 9 * 9, 1e-12);
+}
+
+}  // namespace
