@@ -361,6 +361,9 @@ TEST(AutogradHigherOrder, SecondDerivativeThroughProducts) {
   expect_near(x.grad(), {3, 12, 27});
   const variable_list h = autograd::grad({x.grad().sum()}, {x});
   expect_near(h[0], {6, 12, -18});
+  // backward(create_graph=True) makes the reference cycle PyTorch documents (x -> x.grad ->
+  // its graph -> the saved x); clearing the gradient breaks it, as PyTorch recommends.
+  x.mutable_grad() = Tensor();
 }
 
 TEST(AutogradHigherOrder, SecondDerivativeThroughSavedOutputs) {
