@@ -2,8 +2,9 @@
 # Installs the Debian packages ctorch's build, tests and benchmarks need. Idempotent; run as root.
 # Usage: scripts/install-deps.sh [--bench]   (--bench also installs libtorch-dev for comparisons)
 set -euo pipefail
+# libgloo-dev: collectives for the cpu/emulated process group (src/distributed).
 # chromium: headless browser for the ctorch-memory-viz page tests (they skip without it).
-packages=(cmake g++ make libgtest-dev libgmock-dev libbenchmark-dev libopenblas-pthread-dev libopenblas-dev nlohmann-json3-dev chromium)
+packages=(cmake g++ make libgtest-dev libgmock-dev libbenchmark-dev libopenblas-pthread-dev libopenblas-dev nlohmann-json3-dev libgloo-dev chromium)
 if [[ "${1:-}" == "--bench" ]]; then packages+=(libtorch-dev); fi
 missing=()
 for p in "${packages[@]}"; do
