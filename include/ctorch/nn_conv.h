@@ -23,6 +23,9 @@ Tensor avg_pool2d(const Tensor& input, Pair2 kernel_size, Pair2 stride = {0, 0},
 
 /// 2-d convolution (torch.nn.Conv2d, groups=1, zero padding), initialized as PyTorch's.
 class Conv2d : public UnaryModule {
+  CTORCH_MODULE_REPLICABLE(Conv2d)
+  void rebind() override;
+
  public:
   Conv2d(int64_t in_channels, int64_t out_channels, Pair2 kernel_size, Pair2 stride = {1, 1}, Pair2 padding = {0, 0},
          Pair2 dilation = {1, 1}, bool bias = true);
@@ -39,6 +42,7 @@ class Conv2d : public UnaryModule {
 
 /// Max pooling (torch.nn.MaxPool2d; stride defaults to the kernel size).
 class MaxPool2d : public UnaryModule {
+  CTORCH_MODULE_REPLICABLE(MaxPool2d)
  public:
   explicit MaxPool2d(int64_t kernel_size, std::optional<int64_t> stride = std::nullopt, int64_t padding = 0)
       : UnaryModule("MaxPool2d"), kernel_size(kernel_size), stride(stride.value_or(kernel_size)), padding(padding) {}
@@ -49,6 +53,7 @@ class MaxPool2d : public UnaryModule {
 
 /// Average pooling (torch.nn.AvgPool2d; stride defaults to the kernel size).
 class AvgPool2d : public UnaryModule {
+  CTORCH_MODULE_REPLICABLE(AvgPool2d)
  public:
   explicit AvgPool2d(int64_t kernel_size, std::optional<int64_t> stride = std::nullopt, int64_t padding = 0)
       : UnaryModule("AvgPool2d"), kernel_size(kernel_size), stride(stride.value_or(kernel_size)), padding(padding) {}

@@ -21,6 +21,9 @@ class UnaryModule : public Module {
 
 /// y = x W^T + b (torch.nn.Linear), initialized as PyTorch's (kaiming_uniform_ with a=sqrt(5)).
 class Linear : public UnaryModule {
+  CTORCH_MODULE_REPLICABLE(Linear)
+  void rebind() override;
+
  public:
   /// A layer from `in_features` to `out_features` on the cpu (move it with to()).
   Linear(int64_t in_features, int64_t out_features, bool bias = true);
@@ -36,6 +39,9 @@ class Linear : public UnaryModule {
 
 /// Runs its children in order (torch.nn.Sequential); net[0] is the first layer.
 class Sequential : public UnaryModule {
+  CTORCH_MODULE_REPLICABLE(Sequential)
+  void rebind() override;
+
  public:
   Sequential();
   /// The given layers, named "0", "1", ...
@@ -64,6 +70,7 @@ class Sequential : public UnaryModule {
 
 /// max(x, 0) (torch.nn.ReLU).
 class ReLU : public UnaryModule {
+  CTORCH_MODULE_REPLICABLE(ReLU)
  public:
   ReLU() : UnaryModule("ReLU") {}
   Tensor forward(const Tensor& input) override { return input.relu(); }
@@ -71,6 +78,7 @@ class ReLU : public UnaryModule {
 
 /// x * Phi(x) (torch.nn.GELU; approximate "none" or "tanh").
 class GELU : public UnaryModule {
+  CTORCH_MODULE_REPLICABLE(GELU)
  public:
   explicit GELU(std::string approximate = "none") : UnaryModule("GELU"), approximate(std::move(approximate)) {}
   Tensor forward(const Tensor& input) override;
@@ -80,6 +88,7 @@ class GELU : public UnaryModule {
 
 /// 1 / (1 + exp(-x)) (torch.nn.Sigmoid).
 class Sigmoid : public UnaryModule {
+  CTORCH_MODULE_REPLICABLE(Sigmoid)
  public:
   Sigmoid() : UnaryModule("Sigmoid") {}
   Tensor forward(const Tensor& input) override { return input.sigmoid(); }
@@ -87,6 +96,7 @@ class Sigmoid : public UnaryModule {
 
 /// tanh(x) (torch.nn.Tanh).
 class Tanh : public UnaryModule {
+  CTORCH_MODULE_REPLICABLE(Tanh)
  public:
   Tanh() : UnaryModule("Tanh") {}
   Tensor forward(const Tensor& input) override { return input.tanh(); }
@@ -94,6 +104,7 @@ class Tanh : public UnaryModule {
 
 /// softmax along `dim` (torch.nn.Softmax).
 class Softmax : public UnaryModule {
+  CTORCH_MODULE_REPLICABLE(Softmax)
  public:
   explicit Softmax(int64_t dim) : UnaryModule("Softmax"), dim(dim) {}
   Tensor forward(const Tensor& input) override { return input.softmax(dim); }
@@ -103,6 +114,7 @@ class Softmax : public UnaryModule {
 
 /// Returns its input (torch.nn.Identity).
 class Identity : public UnaryModule {
+  CTORCH_MODULE_REPLICABLE(Identity)
  public:
   Identity() : UnaryModule("Identity") {}
   Tensor forward(const Tensor& input) override { return input; }
@@ -110,6 +122,7 @@ class Identity : public UnaryModule {
 
 /// Flattens dims start_dim..end_dim (torch.nn.Flatten).
 class Flatten : public UnaryModule {
+  CTORCH_MODULE_REPLICABLE(Flatten)
  public:
   explicit Flatten(int64_t start_dim = 1, int64_t end_dim = -1)
       : UnaryModule("Flatten"), start_dim(start_dim), end_dim(end_dim) {}
@@ -120,6 +133,7 @@ class Flatten : public UnaryModule {
 
 /// Zeroes elements with probability p in training and scales the rest by 1/(1-p) (torch.nn.Dropout).
 class Dropout : public UnaryModule {
+  CTORCH_MODULE_REPLICABLE(Dropout)
  public:
   explicit Dropout(double p = 0.5);
   Tensor forward(const Tensor& input) override;
@@ -134,6 +148,9 @@ namespace ctorch::nn {
 /// A lookup table of `num_embeddings` vectors of size `embedding_dim` (torch.nn.Embedding),
 /// initialized from N(0, 1); the row at padding_idx starts at zero and gets no gradient.
 class Embedding : public UnaryModule {
+  CTORCH_MODULE_REPLICABLE(Embedding)
+  void rebind() override;
+
  public:
   Embedding(int64_t num_embeddings, int64_t embedding_dim, std::optional<int64_t> padding_idx = std::nullopt);
   /// The rows of weight at the int64 indices in `input`, shaped input.sizes() + [embedding_dim].
@@ -146,6 +163,9 @@ class Embedding : public UnaryModule {
 
 /// Normalizes over the trailing `normalized_shape` dims, then scales and shifts (torch.nn.LayerNorm).
 class LayerNorm : public UnaryModule {
+  CTORCH_MODULE_REPLICABLE(LayerNorm)
+  void rebind() override;
+
  public:
   explicit LayerNorm(std::vector<int64_t> normalized_shape, double eps = 1e-5, bool elementwise_affine = true);
   Tensor forward(const Tensor& input) override;
@@ -157,6 +177,9 @@ class LayerNorm : public UnaryModule {
 
 /// A list of modules registered as "0", "1", ... (torch.nn.ModuleList); it has no forward.
 class ModuleList : public Module {
+  CTORCH_MODULE_REPLICABLE(ModuleList)
+  void rebind() override;
+
  public:
   ModuleList() : Module("ModuleList") {}
   /// Appends a module.
@@ -177,6 +200,9 @@ namespace ctorch::nn {
 /// Batch normalization over dim 1 with running statistics (torch.nn.BatchNorm1d / BatchNorm2d):
 /// inputs [N, C] or [N, C, L] (1d), [N, C, H, W] (2d).
 class BatchNorm : public UnaryModule {
+  CTORCH_MODULE_REPLICABLE(BatchNorm)
+  void rebind() override;
+
  public:
   /// `dims` is 1 or 2 (the class name printed: BatchNorm1d or BatchNorm2d).
   BatchNorm(int dims, int64_t num_features, double eps = 1e-5, double momentum = 0.1, bool affine = true,
@@ -194,6 +220,7 @@ class BatchNorm : public UnaryModule {
 
 /// torch.nn.BatchNorm1d.
 class BatchNorm1d : public BatchNorm {
+  CTORCH_MODULE_REPLICABLE(BatchNorm1d)
  public:
   explicit BatchNorm1d(int64_t num_features, double eps = 1e-5, double momentum = 0.1, bool affine = true,
                        bool track_running_stats = true)
@@ -202,6 +229,7 @@ class BatchNorm1d : public BatchNorm {
 
 /// torch.nn.BatchNorm2d.
 class BatchNorm2d : public BatchNorm {
+  CTORCH_MODULE_REPLICABLE(BatchNorm2d)
  public:
   explicit BatchNorm2d(int64_t num_features, double eps = 1e-5, double momentum = 0.1, bool affine = true,
                        bool track_running_stats = true)

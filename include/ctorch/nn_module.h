@@ -22,7 +22,6 @@ class Module : public std::enable_shared_from_this<Module> {
   /// A module printed as `name` (the class name: "Linear").
   explicit Module(std::string name = "Module");
   virtual ~Module();
-  Module(const Module&) = delete;
   Module& operator=(const Module&) = delete;
 
   /// The class name printed in the repr.
@@ -95,7 +94,25 @@ class Module : public std::enable_shared_from_this<Module> {
   /// PyTorch's module repr, with children indented.
   std::string repr() const;
 
+  /// What replicate_with does to each parameter (`is_parameter`) or buffer of the original.
+  using TensorMap = std::function<Tensor(const Tensor& tensor, bool is_parameter)>;
+  /// A copy of this module tree (same classes, settings and training mode) whose parameters and
+  /// buffers are `map(tensor)` (nn::parallel::replicate). NotImplementedError for a class that does
+  /// not declare CTORCH_MODULE_REPLICABLE.
+  std::shared_ptr<Module> replicate_with(const TensorMap& map) const;
+
  protected:
+  /// Copies registrations and settings (for shallow_copy); the copy's tensors alias this module's.
+  Module(const Module&) = default;
+  /// A copy of this module's own class (CTORCH_MODULE_REPLICABLE); nullptr when it has none.
+  virtual std::shared_ptr<Module> shallow_copy() const { return nullptr; }
+  /// Points a shallow copy's members at its (replaced) registered tensors and children.
+  virtual void rebind() {}
+  /// The registered parameter `name` (an undefined tensor when absent).
+  Tensor registered_parameter(const std::string& name) const;
+  /// The registered buffer `name` (an undefined tensor when absent).
+  Tensor registered_buffer(const std::string& name) const;
+
   /// Registered parameters (name, tensor) in order.
   NamedTensors parameters_;
   /// Registered buffers in order.
@@ -109,6 +126,12 @@ class Module : public std::enable_shared_from_this<Module> {
   std::vector<std::pair<std::string, std::shared_ptr<Module>>> children_;
   bool training_ = true;
 };
+
+/// Declares `T` replicable (nn::parallel::replicate, DataParallel): first in T's class body,
+/// before `public:`. A class with tensor or child members also overrides rebind() to re-point them.
+#define CTORCH_MODULE_REPLICABLE(T) \
+ protected:                         \
+  std::shared_ptr<::ctorch::nn::Module> shallow_copy() const override { return std::make_shared<T>(*this); }
 
 /// Prints module.repr().
 std::ostream& operator<<(std::ostream& os, const Module& module);

@@ -154,4 +154,9 @@ std::string AvgPool2d::extra_repr() const {
          ", padding=" + std::to_string(padding);
 }
 
+void Conv2d::rebind() {
+  weight = registered_parameter("weight");
+  bias = registered_parameter("bias");
+}
+
 }  // namespace ctorch::nn

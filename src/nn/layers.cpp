@@ -231,3 +231,39 @@ std::string BatchNorm::extra_repr() const {
 }
 
 }  // namespace ctorch::nn
+
+// ---- rebind: a replica's members follow its replaced tensors and children ------------------------
+
+namespace ctorch::nn {
+
+void Linear::rebind() {
+  weight = registered_parameter("weight");
+  bias = registered_parameter("bias");
+}
+
+void Sequential::rebind() {
+  layers_.clear();
+  for (const auto& [name, child] : named_children()) layers_.push_back(std::dynamic_pointer_cast<UnaryModule>(child));
+}
+
+void ModuleList::rebind() {
+  modules_.clear();
+  for (const auto& [name, child] : named_children()) modules_.push_back(child);
+}
+
+void Embedding::rebind() { weight = registered_parameter("weight"); }
+
+void LayerNorm::rebind() {
+  weight = registered_parameter("weight");
+  bias = registered_parameter("bias");
+}
+
+void BatchNorm::rebind() {
+  weight = registered_parameter("weight");
+  bias = registered_parameter("bias");
+  running_mean = registered_buffer("running_mean");
+  running_var = registered_buffer("running_var");
+  num_batches_tracked = registered_buffer("num_batches_tracked");
+}
+
+}  // namespace ctorch::nn

@@ -5,6 +5,7 @@
 #include <ostream>
 #include <set>
 #include <sstream>
+#include <typeinfo>
 
 #include "ctorch/cuda.h"
 #include "ctorch/error.h"
@@ -53,6 +54,37 @@ void Module::add_child(std::string name, std::shared_ptr<Module> module) {
   CTORCH_CHECK(module != nullptr, "register_module: module '", name, "' is null");
   for (auto& [n, m] : children_) CTORCH_CHECK(n != name, "attribute '", name, "' already exists");
   children_.emplace_back(std::move(name), std::move(module));
+}
+
+Tensor Module::registered_parameter(const std::string& name) const {
+  for (const auto& [n, t] : parameters_) {
+    if (n == name) return t;
+  }
+  return Tensor();
+}
+
+Tensor Module::registered_buffer(const std::string& name) const {
+  for (const auto& [n, t] : buffers_) {
+    if (n == name) return t;
+  }
+  return Tensor();
+}
+
+std::shared_ptr<Module> Module::replicate_with(const TensorMap& map) const {
+  std::shared_ptr<Module> copy = shallow_copy();
+  // A subclass that inherits its base's shallow_copy would come back as the base: refuse it.
+  CTORCH_CHECK_NOT_IMPLEMENTED(copy != nullptr && typeid(*copy) == typeid(*this), name_,
+                               " cannot be replicated: add CTORCH_MODULE_REPLICABLE(", name_,
+                               ") to its class (and override rebind() if it keeps tensor or module members)");
+  for (auto& [n, t] : copy->parameters_) {
+    if (t.defined()) t = map(t, true);
+  }
+  for (auto& [n, t] : copy->buffers_) {
+    if (t.defined()) t = map(t, false);
+  }
+  for (auto& [n, child] : copy->children_) child = child->replicate_with(map);
+  copy->rebind();
+  return copy;
 }
 
 NamedTensors Module::named_parameters(bool recurse) const {

@@ -98,6 +98,8 @@ struct LinearOptions {
 
 /// libtorch's LinearImpl: ctorch's Linear with its options.
 class LinearImpl : public ::ctorch::nn::Linear {
+  CTORCH_MODULE_REPLICABLE(LinearImpl)
+
  public:
   LinearImpl(int64_t in_features, int64_t out_features) : LinearImpl(LinearOptions(in_features, out_features)) {}
   explicit LinearImpl(const LinearOptions& o)
@@ -113,6 +115,8 @@ struct DropoutOptions {
 };
 /// libtorch's DropoutImpl.
 class DropoutImpl : public ::ctorch::nn::Dropout {
+  CTORCH_MODULE_REPLICABLE(DropoutImpl)
+
  public:
   explicit DropoutImpl(const DropoutOptions& o = {}) : ::ctorch::nn::Dropout(o.p()) {}
   explicit DropoutImpl(double p) : ::ctorch::nn::Dropout(p) {}
@@ -120,20 +124,30 @@ class DropoutImpl : public ::ctorch::nn::Dropout {
 TORCH_MODULE(Dropout);
 
 /// libtorch's ReLUImpl.
-class ReLUImpl : public ::ctorch::nn::ReLU {};
+class ReLUImpl : public ::ctorch::nn::ReLU {
+  CTORCH_MODULE_REPLICABLE(ReLUImpl)
+};
 TORCH_MODULE(ReLU);
 /// libtorch's SigmoidImpl.
-class SigmoidImpl : public ::ctorch::nn::Sigmoid {};
+class SigmoidImpl : public ::ctorch::nn::Sigmoid {
+  CTORCH_MODULE_REPLICABLE(SigmoidImpl)
+};
 TORCH_MODULE(Sigmoid);
 /// libtorch's TanhImpl.
-class TanhImpl : public ::ctorch::nn::Tanh {};
+class TanhImpl : public ::ctorch::nn::Tanh {
+  CTORCH_MODULE_REPLICABLE(TanhImpl)
+};
 TORCH_MODULE(Tanh);
 /// libtorch's FlattenImpl (start_dim 1, end_dim -1).
-class FlattenImpl : public ::ctorch::nn::Flatten {};
+class FlattenImpl : public ::ctorch::nn::Flatten {
+  CTORCH_MODULE_REPLICABLE(FlattenImpl)
+};
 TORCH_MODULE(Flatten);
 
 /// libtorch's SequentialImpl: built from holders or shared pointers of one-tensor modules.
 class SequentialImpl : public ::ctorch::nn::Sequential {
+  CTORCH_MODULE_REPLICABLE(SequentialImpl)
+
  public:
   SequentialImpl() = default;
   /// The given layers in order.
