@@ -110,6 +110,21 @@ int main(int argc, char** argv) {
   }
 
   if (cuda::is_available()) {
+    section("DataParallel on every visible device");
+    manual_seed(0);
+    auto net = std::make_shared<nn::Linear>(3, 1);
+    net->to(Device("cuda:0"));
+    auto model = std::make_shared<nn::DataParallel>(net);  // nn.DataParallel(net): all visible devices
+    optim::SGD opt(model->parameters(), optim::SGDOptions(0.1));
+    const Tensor X = randn({8, 3}, TensorOptions().device("cuda:0"));
+    const Tensor loss = (*model)(X).pow(2).mean();  // the batch is split over the devices
+    loss.backward();                                // gradients return to cuda:0's parameters
+    opt.step();
+    std::cout << "device_ids " << model->device_ids.size() << ", loss " << loss.item<double>() << ", weight.grad on "
+              << net->weight.grad().device() << "\n";
+  }
+
+  if (cuda::is_available()) {
     section("pinned memory and non_blocking copies");
     Tensor host = arange(8.0).pin_memory();
     std::cout << "is_pinned: " << (host.is_pinned() ? "True" : "False") << "\n";

@@ -5,6 +5,7 @@
 #include <iosfwd>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -100,6 +101,8 @@ class Module : public std::enable_shared_from_this<Module> {
   /// buffers are `map(tensor)` (nn::parallel::replicate). NotImplementedError for a class that does
   /// not declare CTORCH_MODULE_REPLICABLE.
   std::shared_ptr<Module> replicate_with(const TensorMap& map) const;
+  /// A deep copy (libtorch's clone): fresh leaves with copied values, on `device` when given.
+  std::shared_ptr<Module> clone(std::optional<Device> device = std::nullopt) const;
 
  protected:
   /// Copies registrations and settings (for shallow_copy); the copy's tensors alias this module's.
@@ -108,6 +111,11 @@ class Module : public std::enable_shared_from_this<Module> {
   virtual std::shared_ptr<Module> shallow_copy() const { return nullptr; }
   /// Points a shallow copy's members at its (replaced) registered tensors and children.
   virtual void rebind() {}
+  /// True when shallow_copy() rebuilds the registrations (libtorch's Cloneable::reset): the
+  /// copy's own tensors then take the mapped ones' data and history in place.
+  virtual bool rebuilds_registrations() const { return false; }
+  /// Forgets every registered parameter, buffer and child (before a Cloneable's reset()).
+  void clear_registrations();
   /// The registered parameter `name` (an undefined tensor when absent).
   Tensor registered_parameter(const std::string& name) const;
   /// The registered buffer `name` (an undefined tensor when absent).

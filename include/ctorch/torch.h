@@ -13,4 +13,5 @@
 #include "ctorch/libtorch/cuda.h"
 #include "ctorch/libtorch/data.h"
 #include "ctorch/libtorch/nn.h"
+#include "ctorch/libtorch/parallel.h"
 #include "ctorch/libtorch/version.h"

@@ -35,6 +35,10 @@ Edge gradient_edge(const Tensor& t);
 /// The AccumulateGrad node of leaf `t` (made once; the leaf holds it weakly).
 std::shared_ptr<Node> grad_accumulator(const Tensor& t);
 
+/// Makes `dst` take `src`'s data and place in the graph (libtorch's set_history, for module
+/// replicas whose members alias `dst`): `src`'s grad_fn when it has one, else a leaf that requires
+/// grad as `src` does.
+void adopt(const Tensor& dst, const Tensor& src);
 /// A fresh key for a hook.
 unsigned next_hook_key();
 

@@ -117,4 +117,18 @@ Tensor& Tensor::detach_() {
   return *this;
 }
 
+void autograd::adopt(const Tensor& dst, const Tensor& src) {
+  dst.set_data(src);
+  const AutogradMeta* from = meta_of(src);
+  if (from != nullptr && from->grad_fn) {
+    AutogradMeta& to = materialize_meta(dst);
+    to.grad_fn = from->grad_fn;
+    to.output_nr = from->output_nr;
+    dst.impl()->set_requires_grad(true);
+  } else {
+    if (AutogradMeta* to = meta_of(dst)) to->grad_fn.reset();
+    dst.impl()->set_requires_grad(src.requires_grad());
+  }
+}
+
 }  // namespace ctorch

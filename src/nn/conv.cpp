@@ -76,7 +76,7 @@ Tensor conv2d(const Tensor& input, const Tensor& weight, const Tensor& bias, Pai
   const Tensor cols = win.cols.permute({0, 2, 1, 3}).reshape({n, win.oh * win.ow, c * k[0] * k[1]});
   Tensor out = cols.matmul(weight.reshape({oc, -1}).t());
   if (bias.defined()) out = out + bias;
-  return unbatched(out.permute({0, 2, 1}).reshape({n, oc, win.oh, win.ow}), input);
+  return unbatched(out.permute({0, 2, 1}).contiguous().view({n, oc, win.oh, win.ow}), input);
 }
 
 Tensor max_pool2d(const Tensor& input, Pair2 kernel_size, Pair2 stride, Pair2 padding, Pair2 dilation) {

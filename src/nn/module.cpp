@@ -1,12 +1,14 @@
 // nn::Module: registration, traversal, device moves, state_dict and the repr.
 #include "ctorch/nn_module.h"
 
+#include <algorithm>
 #include <map>
 #include <ostream>
 #include <set>
 #include <sstream>
 #include <typeinfo>
 
+#include "autograd/meta.h"
 #include "ctorch/cuda.h"
 #include "ctorch/error.h"
 #include "ctorch/grad_mode.h"
@@ -70,12 +72,48 @@ Tensor Module::registered_buffer(const std::string& name) const {
   return Tensor();
 }
 
+namespace {
+
+/// Gives `fresh` (a tree rebuilt by reset()) the mapped tensors of `original`, by name.
+void adopt_tree(Module& fresh, const Module& original, const Module::TensorMap& map) {
+  for (const auto& [name, t] : fresh.named_parameters(false)) {
+    const auto found = original.named_parameters(false);
+    auto it = std::find_if(found.begin(), found.end(), [&](const auto& e) { return e.first == name; });
+    CTORCH_CHECK(it != found.end(), fresh.name(), ": reset() registered parameter '", name, "' the original does not have");
+    autograd::adopt(t, map(it->second, true));
+  }
+  for (const auto& [name, t] : fresh.named_buffers(false)) {
+    const auto found = original.named_buffers(false);
+    auto it = std::find_if(found.begin(), found.end(), [&](const auto& e) { return e.first == name; });
+    CTORCH_CHECK(it != found.end(), fresh.name(), ": reset() registered buffer '", name, "' the original does not have");
+    autograd::adopt(t, map(it->second, false));
+  }
+  const auto originals = original.named_children();
+  for (const auto& [name, child] : fresh.named_children()) {
+    auto it = std::find_if(originals.begin(), originals.end(), [&](const auto& e) { return e.first == name; });
+    CTORCH_CHECK(it != originals.end(), fresh.name(), ": reset() registered module '", name, "' the original does not have");
+    adopt_tree(*child, *it->second, map);
+  }
+}
+
+}  // namespace
+
+void Module::clear_registrations() {
+  parameters_.clear();
+  buffers_.clear();
+  children_.clear();
+}
+
 std::shared_ptr<Module> Module::replicate_with(const TensorMap& map) const {
   std::shared_ptr<Module> copy = shallow_copy();
   // A subclass that inherits its base's shallow_copy would come back as the base: refuse it.
   CTORCH_CHECK_NOT_IMPLEMENTED(copy != nullptr && typeid(*copy) == typeid(*this), name_,
                                " cannot be replicated: add CTORCH_MODULE_REPLICABLE(", name_,
                                ") to its class (and override rebind() if it keeps tensor or module members)");
+  if (copy->rebuilds_registrations()) {
+    adopt_tree(*copy, *this, map);
+    return copy;
+  }
   for (auto& [n, t] : copy->parameters_) {
     if (t.defined()) t = map(t, true);
   }
@@ -85,6 +123,15 @@ std::shared_ptr<Module> Module::replicate_with(const TensorMap& map) const {
   for (auto& [n, child] : copy->children_) child = child->replicate_with(map);
   copy->rebind();
   return copy;
+}
+
+std::shared_ptr<Module> Module::clone(std::optional<Device> device) const {
+  NoGradGuard no_grad;
+  return replicate_with([&](const Tensor& t, bool) {
+    Tensor c = t.detach().to(device.value_or(t.device()), /*non_blocking=*/false, /*copy=*/true);
+    c.requires_grad_(t.requires_grad());
+    return c;
+  });
 }
 
 NamedTensors Module::named_parameters(bool recurse) const {

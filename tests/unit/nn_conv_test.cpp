@@ -77,4 +77,14 @@ TEST(NnConv, PoolingValues) {
   EXPECT_THROW(nn::MaxPool2d(2, 2, 2)(x), Error);  // pad more than half the kernel
 }
 
+TEST(NnConv, OutputIsContiguousSoViewWorks) {
+  // PyTorch's conv2d returns a contiguous tensor: models flatten it with view (parallel.cpp's
+  // DataParallelNumericalEquivalence does x.view({-1, 8})).
+  manual_seed(0);
+  nn::Conv2d conv(2, 2, 2);
+  const Tensor y = conv(ones({16, 2, 3, 3}));
+  EXPECT_TRUE(y.is_contiguous());
+  EXPECT_EQ(y.view({-1, 8}).sizes(), IntArrayRef({16, 8}));
+}
+
 }  // namespace

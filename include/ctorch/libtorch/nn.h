@@ -2,9 +2,10 @@
 // used through `->`), the *Impl classes with their Options, TORCH_MODULE, and the free functions
 // training code calls (torch::relu, torch::nll_loss, ...). Everything forwards to the native API.
 // Not here: torch::save/load of modules (ctorch checkpoints are safetensors), AnyModule,
-// Functional, Conv/BatchNorm/Embedding layers (not in ctorch yet).
+// Functional, BatchNorm/Embedding holders (not yet).
 #pragma once
 
+#include <initializer_list>
 #include <memory>
 #include <tuple>
 #include <type_traits>
@@ -13,7 +14,12 @@
 #include "ctorch/ctorch.h"
 
 namespace torch::nn {
-using namespace ::ctorch::nn;  // NOLINT(google-build-using-namespace): Module, functional, NamedTensors
+// Named one by one, not with a using-directive: the native layer classes (ctorch::nn::Linear) would
+// collide with the holders below for code that says `using namespace torch::nn;`.
+using ::ctorch::nn::Module;
+using ::ctorch::nn::NamedTensors;
+namespace functional = ::ctorch::nn::functional;
+namespace utils = ::ctorch::nn::utils;
 
 /// Owns a module through a shared pointer and forwards calls to it (libtorch's ModuleHolder).
 template <class Contained>
@@ -107,6 +113,45 @@ class LinearImpl : public ::ctorch::nn::Linear {
   LinearOptions options;
 };
 TORCH_MODULE(Linear);
+
+/// libtorch's ExpandingArray<2>: one value for both sides, or {h, w}.
+struct ExpandingArray2 {
+  ExpandingArray2(int64_t v) : value{v, v} {}  // NOLINT: implicit, as libtorch's
+  ExpandingArray2(std::initializer_list<int64_t> v) {  // NOLINT
+    CTORCH_CHECK_VALUE(v.size() == 2, "Expected 2 values, but got ", v.size());
+    value = {*v.begin(), *(v.begin() + 1)};
+  }
+  ::ctorch::nn::Pair2 value;
+};
+
+/// torch::nn::Conv2dOptions(in, out, kernel_size).stride(s).padding(p).dilation(d).bias(b).
+struct Conv2dOptions {
+  Conv2dOptions(int64_t in_channels, int64_t out_channels, ExpandingArray2 kernel_size)
+      : in_channels_(in_channels), out_channels_(out_channels), kernel_size_(kernel_size), stride_(1), padding_(0),
+        dilation_(1), bias_(true) {}
+  CTORCH_NN_ARG(int64_t, in_channels)
+  CTORCH_NN_ARG(int64_t, out_channels)
+  CTORCH_NN_ARG(ExpandingArray2, kernel_size)
+  CTORCH_NN_ARG(ExpandingArray2, stride)
+  CTORCH_NN_ARG(ExpandingArray2, padding)
+  CTORCH_NN_ARG(ExpandingArray2, dilation)
+  CTORCH_NN_ARG(bool, bias)
+};
+
+/// libtorch's Conv2dImpl: ctorch's Conv2d (groups 1, zero padding) with its options.
+class Conv2dImpl : public ::ctorch::nn::Conv2d {
+  CTORCH_MODULE_REPLICABLE(Conv2dImpl)
+
+ public:
+  Conv2dImpl(int64_t in_channels, int64_t out_channels, ExpandingArray2 kernel_size)
+      : Conv2dImpl(Conv2dOptions(in_channels, out_channels, kernel_size)) {}
+  explicit Conv2dImpl(const Conv2dOptions& o)
+      : ::ctorch::nn::Conv2d(o.in_channels(), o.out_channels(), o.kernel_size().value, o.stride().value,
+                             o.padding().value, o.dilation().value, o.bias()),
+        options(o) {}
+  Conv2dOptions options;
+};
+TORCH_MODULE(Conv2d);
 
 /// torch::nn::DropoutOptions(p).
 struct DropoutOptions {
