@@ -191,11 +191,19 @@ class ProcessGroupGloo : public ProcessGroup {
       GlooStore gloo_store(store);
       context->connectFullMesh(gloo_store, device_);
       context_ = std::move(context);
-    } catch (const Error&) {
-      throw;
     } catch (const std::exception& e) {
-      throw DistBackendError("[Rank " + std::to_string(rank_) + "]: Gloo connectFullMesh failed for group '" + name +
-                             "' (world_size=" + std::to_string(size_) + "): " + e.what());
+      // connectFullMesh publishes each rank's addresses under the key "<rank>": name the absent ones.
+      std::string missing;
+      try {
+        for (int r = 0; r < size_; ++r) {
+          if (r != rank_ && !store->check({std::to_string(r)})) missing += (missing.empty() ? "" : ", ") + std::to_string(r);
+        }
+      } catch (const std::exception&) {
+      }
+      throw DistBackendError("[Rank " + std::to_string(rank_) + "]: Gloo rendezvous of group '" + name +
+                             "' (world_size=" + std::to_string(size_) + ", timeout=" + std::to_string(timeout_.count()) +
+                             "ms) failed" + (missing.empty() ? "" : ": rank(s) " + missing + " did not join") + ": " +
+                             e.what());
     }
     worker_ = std::thread([this] { loop(); });
   }
@@ -431,10 +439,12 @@ class ProcessGroupGloo : public ProcessGroup {
                       std::to_string(task.seq) + ", world_size=" + std::to_string(size_) + ", timeout=" +
                       std::to_string(timeout_.count()) + "ms) failed after " + std::to_string(ms.count()) +
                       "ms: " + what;
+    // With two ranks the peer is known; with more, Gloo's text names the peer's address.
+    const std::string peer = size_ == 2 ? "rank " + std::to_string(1 - rank_) : "a peer rank";
     if (what.find("Timed out") != std::string::npos || what.find("timed out") != std::string::npos) {
-      msg += " (a peer rank did not reach this collective in time: it hung, died or issued a different one)";
+      msg += " (" + peer + " did not reach this collective in time: it hung, died or issued a different one)";
     } else if (what.find("closed") != std::string::npos || what.find("reset") != std::string::npos) {
-      msg += " (a peer rank exited or closed its connection)";
+      msg += " (" + peer + " exited or closed its connection)";
     }
     broken_ = true;
     broken_message_ = msg;
