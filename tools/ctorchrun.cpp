@@ -158,17 +158,24 @@ bool drain(int& fd, std::string& buf) {
 }
 
 std::string describe(int status) {
-  if (WIFEXITED(status)) return "exitcode: " + std::to_string(WEXITSTATUS(status));
+  if (WIFEXITED(status)) return std::to_string(WEXITSTATUS(status));
   if (WIFSIGNALED(status)) {
     const int sig = WTERMSIG(status);
     const char* name = sigabbrev_np(sig);
-    return "exitcode: " + std::to_string(-sig) + ", signal " + std::to_string(sig) + " (SIG" + (name ? name : "?") + ")";
+    return std::to_string(-sig) + ", signal " + std::to_string(sig) + " (SIG" + (name ? name : "?") + ")";
   }
   return "status " + std::to_string(status);
 }
 
 volatile sig_atomic_t g_signal = 0;
+int g_child_pipe[2] = {-1, -1};  // SIGCHLD wakes the poll loop at once (the first failure is seen first)
 void on_signal(int sig) { g_signal = sig; }
+void on_child(int) {
+  const int saved = errno;
+  const char c = 0;
+  (void)!::write(g_child_pipe[1], &c, 1);
+  errno = saved;
+}
 
 }  // namespace
 
@@ -184,7 +191,21 @@ int main(int argc, char** argv) {
   ::sigaction(SIGINT, &sa, nullptr);
   ::sigaction(SIGTERM, &sa, nullptr);
   ::signal(SIGPIPE, SIG_IGN);
+  if (::pipe2(g_child_pipe, O_CLOEXEC | O_NONBLOCK) != 0) {
+    std::perror("ctorchrun: pipe");
+    return 1;
+  }
+  struct sigaction sc{};
+  sc.sa_handler = on_child;
+  sc.sa_flags = SA_RESTART | SA_NOCLDSTOP;
+  ::sigaction(SIGCHLD, &sc, nullptr);
 
+  sigset_t wanted;  // a parent may have blocked them: ctorchrun needs SIGCHLD, SIGTERM and SIGINT
+  sigemptyset(&wanted);
+  sigaddset(&wanted, SIGCHLD);
+  sigaddset(&wanted, SIGTERM);
+  sigaddset(&wanted, SIGINT);
+  ::sigprocmask(SIG_UNBLOCK, &wanted, nullptr);
   std::vector<Rank> ranks(static_cast<size_t>(o.nproc_per_node));
   for (int lr = 0; lr < o.nproc_per_node; ++lr) {
     Rank& r = ranks[static_cast<size_t>(lr)];
@@ -202,6 +223,11 @@ int main(int argc, char** argv) {
     }
     if (pid == 0) {
       ::setpgid(0, 0);  // its own process group: terminating a rank reaches its children too
+      // Default signal handling, whatever ctorchrun's parent blocked or ignored (SIGPIPE is ignored here).
+      sigset_t none;
+      sigemptyset(&none);
+      ::sigprocmask(SIG_SETMASK, &none, nullptr);
+      for (int sig : {SIGPIPE, SIGTERM, SIGINT, SIGCHLD}) ::signal(sig, SIG_DFL);
       ::dup2(out[1], STDOUT_FILENO);
       ::dup2(err[1], STDERR_FILENO);
       ::setenv("MASTER_ADDR", o.master_addr.c_str(), 1);
@@ -236,8 +262,8 @@ int main(int argc, char** argv) {
     }
   };
   for (;;) {
-    std::vector<pollfd> fds;
-    std::vector<std::pair<size_t, bool>> owner;  // (rank, is_stderr)
+    std::vector<pollfd> fds{{g_child_pipe[0], POLLIN, 0}};
+    std::vector<std::pair<size_t, bool>> owner{{0, false}};  // (rank, is_stderr); [0] is the SIGCHLD pipe
     for (size_t i = 0; i < ranks.size(); ++i) {
       if (ranks[i].out >= 0) {
         fds.push_back({ranks[i].out, POLLIN, 0});
@@ -248,8 +274,13 @@ int main(int argc, char** argv) {
         owner.push_back({i, true});
       }
     }
-    if (!fds.empty()) ::poll(fds.data(), fds.size(), 50);
-    for (size_t k = 0; k < fds.size(); ++k) {
+    ::poll(fds.data(), fds.size(), 50);
+    if (fds[0].revents) {
+      char tmp[64];
+      while (::read(g_child_pipe[0], tmp, sizeof(tmp)) > 0) {
+      }
+    }
+    for (size_t k = 1; k < fds.size(); ++k) {
       if (!fds[k].revents) continue;
       Rank& r = ranks[owner[k].first];
       const std::string prefix = "[rank" + std::to_string(r.rank) + "]:";
@@ -271,7 +302,7 @@ int main(int argc, char** argv) {
           const bool ok = WIFEXITED(status) && WEXITSTATUS(status) == 0;
           if (!ok && !failed) {
             failed = i;
-            std::fprintf(stderr, "ctorchrun: ERROR: rank %d (local_rank: %d, pid: %d) failed (%s); terminating the "
+            std::fprintf(stderr, "ctorchrun: ERROR: rank %d (local_rank: %d, pid: %d) failed (exitcode: %s); terminating the "
                          "other ranks\n", r.rank, r.local_rank, static_cast<int>(r.pid), describe(status).c_str());
             std::fflush(stderr);
             terminate_all(SIGTERM);
