@@ -7,8 +7,9 @@
 // ordered after the work already queued on the tensor's current stream), the worker runs Gloo on
 // the host copies and writes the results back with copy_ on the stream that was current at the call.
 // A failed collective (a peer closed its connection, or nothing arrived within the timeout) fails
-// its Work with DistBackendError naming this rank, the op and its sequence number, and leaves the
-// group broken: later calls fail at once with the first error instead of hanging.
+// its Work with DistBackendError naming this rank, the op, its sequence number and the ranks that did
+// not report the failure (Note [Failure report]), and leaves the group broken: later calls fail at
+// once with the first error instead of hanging.
 #include <gloo/allgather.h>
 #include <gloo/allreduce.h>
 #include <gloo/barrier.h>
@@ -18,6 +19,7 @@
 #include <gloo/transport/tcp/device.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <condition_variable>
 #include <cstring>
 #include <deque>
@@ -171,7 +173,7 @@ class ProcessGroupGloo : public ProcessGroup {
  public:
   ProcessGroupGloo(std::shared_ptr<Store> store, int rank, int size, std::chrono::milliseconds timeout,
                    const std::string& name)
-      : rank_(rank), size_(size), timeout_(timeout) {
+      : rank_(rank), size_(size), timeout_(timeout), store_(store) {
     gloo::transport::tcp::attr attr;
     const char* ifname = std::getenv("GLOO_SOCKET_IFNAME");
     if (ifname && *ifname) {
@@ -433,19 +435,49 @@ class ProcessGroupGloo : public ProcessGroup {
     }
   }
 
+  // Note [Failure report]: the failing rank closes its connections (so peers blocked on it fail at
+  // once instead of at their own timeout, and close theirs in turn), records the failure of SeqNum n
+  // in the store, and waits a short grace period for the other ranks' records. A rank without one is
+  // dead, hung, or not in this collective: the error names it.
+  std::string failure_report(uint64_t seq) {
+    context_.reset();
+    const auto grace = std::min<std::chrono::milliseconds>(timeout_ / 2, std::chrono::milliseconds(2000));
+    const std::string key = "failure/" + std::to_string(seq) + "/";
+    std::vector<int> missing;
+    try {
+      store_->set(key + std::to_string(rank_), std::string("1"));
+      const auto deadline = std::chrono::steady_clock::now() + grace;
+      for (;;) {
+        missing.clear();
+        for (int r = 0; r < size_; ++r) {
+          if (r != rank_ && !store_->check({key + std::to_string(r)})) missing.push_back(r);
+        }
+        if (missing.empty() || std::chrono::steady_clock::now() > deadline) break;
+        std::this_thread::sleep_for(std::chrono::milliseconds(20));
+      }
+    } catch (const std::exception& e) {
+      return std::string("; the store is unreachable (") + e.what() +
+             "): the rank hosting it (rank 0 for TCPStore) may have died";
+    }
+    if (missing.empty()) return "; every rank reported this failure";
+    std::string ranks;
+    for (int r : missing) ranks += (ranks.empty() ? "" : ", ") + std::to_string(r);
+    return "; rank(s) " + ranks + " did not report this failure within " + std::to_string(grace.count()) +
+           "ms: dead, hung, or not in this collective";
+  }
+
   std::exception_ptr fail(const Task& task, std::chrono::steady_clock::time_point start, const std::string& what) {
     const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - start);
     std::string msg = "[Rank " + std::to_string(rank_) + "]: Gloo " + task.op + " (SeqNum=" +
                       std::to_string(task.seq) + ", world_size=" + std::to_string(size_) + ", timeout=" +
                       std::to_string(timeout_.count()) + "ms) failed after " + std::to_string(ms.count()) +
                       "ms: " + what;
-    // With two ranks the peer is known; with more, Gloo's text names the peer's address.
-    const std::string peer = size_ == 2 ? "rank " + std::to_string(1 - rank_) : "a peer rank";
     if (what.find("Timed out") != std::string::npos || what.find("timed out") != std::string::npos) {
-      msg += " (" + peer + " did not reach this collective in time: it hung, died or issued a different one)";
+      msg += " (a peer did not reach this collective in time)";
     } else if (what.find("closed") != std::string::npos || what.find("reset") != std::string::npos) {
-      msg += " (" + peer + " exited or closed its connection)";
+      msg += " (a peer closed its connection)";
     }
+    msg += failure_report(task.seq);
     broken_ = true;
     broken_message_ = msg;
     return std::make_exception_ptr(DistBackendError(msg));
@@ -454,6 +486,7 @@ class ProcessGroupGloo : public ProcessGroup {
   int rank_;
   int size_;
   std::chrono::milliseconds timeout_;
+  std::shared_ptr<Store> store_;  // the group's (prefixed) store: rendezvous and failure reports
   std::shared_ptr<gloo::transport::Device> device_;
   std::shared_ptr<gloo::Context> context_;
   std::mutex mutex_;

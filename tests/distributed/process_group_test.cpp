@@ -252,32 +252,65 @@ TEST(ProcessGroupFailures, HungRankFailsThePeersWithinTheTimeout) {
   });
   EXPECT_NE(err.find("[Rank 0]: Gloo all_reduce (SeqNum=1, world_size=2, timeout=1500ms) failed"), std::string::npos)
       << err;
-  EXPECT_NE(err.find("(rank 1 did not reach this collective in time"), std::string::npos) << err;
+  EXPECT_NE(err.find("Timed out"), std::string::npos) << err;
+  EXPECT_NE(err.find("; rank(s) 1 did not report this failure within 750ms: dead, hung, or not in this collective"),
+            std::string::npos)
+      << err;
   EXPECT_GE(took, milliseconds(1400));
   EXPECT_LT(took, milliseconds(5000));
   EXPECT_NE(second.find("failed earlier"), std::string::npos) << second;
 }
 
-TEST(ProcessGroupFailures, RankThatLeavesFailsThePeers) {
-  RankStores stores(StoreKind::File, 2, std::chrono::seconds(10));
-  std::string err;
-  Clock::duration took{};
-  run_ranks(2, [&](int rank) {
-    auto pg = dist::new_gloo_group(stores.open(rank), rank, 2, milliseconds(3000), "leaves");
-    Tensor t = ones({16});
-    pg->all_reduce(t)->wait();  // both alive: works
-    if (rank == 1) {
-      pg.reset();  // rank 1 leaves: its connections close
+// Four ranks: rank 2 joins but never calls the collective; the three others fail naming it.
+TEST(ProcessGroupFailures, HungRankAmongFourIsNamedByEveryPeer) {
+  RankStores stores(StoreKind::File, 4, std::chrono::seconds(10));
+  std::vector<std::string> errs(4);
+  std::atomic<int> finished{0};
+  const auto start = Clock::now();
+  run_ranks(4, [&](int rank) {
+    auto pg = dist::new_gloo_group(stores.open(rank), rank, 4, milliseconds(1500), "hung4");
+    if (rank == 2) {
+      while (finished < 3) std::this_thread::sleep_for(milliseconds(10));
+      return;
+    }
+    Tensor t = ones({1024});
+    errs[static_cast<size_t>(rank)] = error_of<dist::DistBackendError>([&] { pg->all_reduce(t)->wait(); });
+    ++finished;
+  });
+  EXPECT_LT(Clock::now() - start, milliseconds(6000));
+  for (int r : {0, 1, 3}) {
+    const std::string& e = errs[static_cast<size_t>(r)];
+    EXPECT_NE(e.find("[Rank " + std::to_string(r) + "]: Gloo all_reduce (SeqNum=1, world_size=4"), std::string::npos) << e;
+    EXPECT_NE(e.find("; rank(s) 2 did not report this failure"), std::string::npos) << e;
+  }
+}
+
+// Four ranks: rank 3 leaves after a successful collective; the others fail at once naming it.
+TEST(ProcessGroupFailures, RankThatLeavesIsNamedByEveryPeer) {
+  RankStores stores(StoreKind::Tcp, 4, std::chrono::seconds(10));
+  std::vector<std::string> errs(4);
+  std::vector<Clock::duration> took(4);
+  run_ranks(4, [&](int rank) {
+    auto pg = dist::new_gloo_group(stores.open(rank), rank, 4, milliseconds(2000), "leaves4");
+    Tensor t = ones({1024});
+    pg->all_reduce(t)->wait();  // all alive: works
+    EXPECT_TRUE(t.equal(full({1024}, 4.0)));
+    if (rank == 3) {
+      pg.reset();  // rank 3 leaves: its connections close
       return;
     }
     std::this_thread::sleep_for(milliseconds(100));
     const auto start = Clock::now();
-    err = error_of<dist::DistBackendError>([&] { pg->all_reduce(t)->wait(); });
-    took = Clock::now() - start;
+    errs[static_cast<size_t>(rank)] = error_of<dist::DistBackendError>([&] { pg->all_reduce(t)->wait(); });
+    took[static_cast<size_t>(rank)] = Clock::now() - start;
   });
-  EXPECT_NE(err.find("[Rank 0]: Gloo all_reduce (SeqNum=2"), std::string::npos) << err;
-  EXPECT_NE(err.find("(rank 1 exited or closed its connection)"), std::string::npos) << err;
-  EXPECT_LT(took, milliseconds(5000));
+  for (int r : {0, 1, 2}) {
+    const std::string& e = errs[static_cast<size_t>(r)];
+    EXPECT_NE(e.find("[Rank " + std::to_string(r) + "]: Gloo all_reduce (SeqNum=2"), std::string::npos) << e;
+    EXPECT_NE(e.find("; rank(s) 3 did not report this failure within 1000ms"), std::string::npos) << e;
+    // The connection closes at once: well before the 2000 ms timeout, plus the 1000 ms grace.
+    EXPECT_LT(took[static_cast<size_t>(r)], milliseconds(1900)) << e;
+  }
 }
 
 }  // namespace
