@@ -85,9 +85,9 @@ bool is_gloo_available();
 bool is_nccl_available();
 /// The default group (ValueError when not initialized).
 std::shared_ptr<ProcessGroup> default_group();
-/// The rank in `group` (default group when null); -1 when not initialized, as PyTorch's.
+/// The rank in `group` (the default group when null; ValueError when it is not initialized).
 int get_rank(const std::shared_ptr<ProcessGroup>& group = nullptr);
-/// The number of ranks in `group`; -1 when not initialized.
+/// The number of ranks in `group` (the default group when null).
 int get_world_size(const std::shared_ptr<ProcessGroup>& group = nullptr);
 /// The backend of `group` ("gloo").
 std::string get_backend(const std::shared_ptr<ProcessGroup>& group = nullptr);

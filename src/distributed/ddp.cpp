@@ -155,11 +155,19 @@ DistributedDataParallel::DistributedDataParallel(std::shared_ptr<UnaryModule> mo
   std::vector<Tensor> all;
   for (int i = 0; i < world; ++i) all.push_back(zeros({2}, TensorOptions().dtype(kLong)));
   group_->all_gather(all, mine)->wait();
+  const int me = group_->rank();
+  for (int i = 0; i < world; ++i) {
+    const auto theirs = all[static_cast<size_t>(i)][0].item<int64_t>();
+    CTORCH_CHECK(theirs == static_cast<int64_t>(r.params.size()), "DDP expects same model across all ranks, but Rank ",
+                 me, " has ", r.params.size(), " params, while rank ", i, " has inconsistent ", theirs, " params.");
+  }
+  // Same counts but other sizes: every rank raises (a rank that went on would wait in the broadcasts).
+  const auto elements0 = all[0][1].item<int64_t>();
   for (int i = 1; i < world; ++i) {
-    CTORCH_CHECK(all[static_cast<size_t>(i)].equal(all[0]), "DDP expects same model across all ranks, but Rank ", i,
-                 " has ", all[static_cast<size_t>(i)][0].item<int64_t>(), " params (", all[static_cast<size_t>(i)][1].item<int64_t>(),
-                 " elements), while rank 0 has inconsistent ", all[0][0].item<int64_t>(), " params (",
-                 all[0][1].item<int64_t>(), " elements).");
+    const auto elements = all[static_cast<size_t>(i)][1].item<int64_t>();
+    CTORCH_CHECK(elements == elements0, "[", me, "]: the ", r.params.size(), " params of process ", i, " hold ",
+                 elements, " elements, which appears not to match the ", elements0,
+                 " elements of the same params in process 0.");
   }
 
   // Rank 0's parameters and buffers everywhere (_sync_module_states).

@@ -190,17 +190,9 @@ std::shared_ptr<ProcessGroup> default_group() {
   return state().group;
 }
 
-int get_rank(const std::shared_ptr<ProcessGroup>& group) {
-  if (group) return group->rank();
-  std::lock_guard<std::mutex> lock(state().mutex);
-  return state().group ? state().group->rank() : -1;
-}
+int get_rank(const std::shared_ptr<ProcessGroup>& group) { return resolve(group)->rank(); }
 
-int get_world_size(const std::shared_ptr<ProcessGroup>& group) {
-  if (group) return group->size();
-  std::lock_guard<std::mutex> lock(state().mutex);
-  return state().group ? state().group->size() : -1;
-}
+int get_world_size(const std::shared_ptr<ProcessGroup>& group) { return resolve(group)->size(); }
 
 std::string get_backend(const std::shared_ptr<ProcessGroup>& group) { return resolve(group)->backend_name(); }
 

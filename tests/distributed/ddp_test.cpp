@@ -164,11 +164,29 @@ TEST(DDP, ConstructorChecks) {
     auto pg = dist::new_gloo_group(stores.open(rank), rank, 2, std::chrono::seconds(20), "checks");
     errors[static_cast<size_t>(rank)] = error_of([&] { DDP ddp(models[static_cast<size_t>(rank)], pg); });
   });
-  EXPECT_NE(errors[0].find("DDP expects same model across all ranks, but Rank 1 has 2 params (21 elements), while "
-                           "rank 0 has inconsistent 4 params (163 elements)."),
+  EXPECT_NE(errors[0].find("DDP expects same model across all ranks, but Rank 0 has 4 params, while rank 1 has "
+                           "inconsistent 2 params."),
             std::string::npos)
       << errors[0];
-  EXPECT_EQ(errors[0], errors[1]);
+  EXPECT_NE(errors[1].find("DDP expects same model across all ranks, but Rank 1 has 2 params, while rank 0 has "
+                           "inconsistent 4 params."),
+            std::string::npos)
+      << errors[1];
+  // Same number of parameters, other sizes.
+  std::vector<std::shared_ptr<nn::UnaryModule>> resized = {std::make_shared<nn::Linear>(6, 4),
+                                                           std::make_shared<nn::Linear>(6, 3)};
+  RankStores stores2(StoreKind::Tcp, 2);
+  run_ranks(2, [&](int rank) {
+    auto pg = dist::new_gloo_group(stores2.open(rank), rank, 2, std::chrono::seconds(20), "checks2");
+    errors[static_cast<size_t>(rank)] = error_of([&] { DDP ddp(resized[static_cast<size_t>(rank)], pg); });
+  });
+  for (int r = 0; r < 2; ++r) {
+    EXPECT_NE(errors[static_cast<size_t>(r)].find(
+                  "[" + std::to_string(r) + "]: the 2 params of process 1 hold 21 elements, which appears not to "
+                  "match the 28 elements of the same params in process 0."),
+              std::string::npos)
+        << errors[static_cast<size_t>(r)];
+  }
   auto no_params = std::make_shared<nn::ReLU>();
   RankStores one(StoreKind::File, 1);
   auto pg = dist::new_gloo_group(one.open(0), 0, 1, std::chrono::seconds(5), "one");
