@@ -256,6 +256,7 @@ int main(int argc, char** argv) {
 
   std::optional<size_t> failed;  // the first rank observed failing
   std::optional<std::chrono::steady_clock::time_point> kill_deadline;
+  std::optional<std::chrono::steady_clock::time_point> all_exited_at;
   auto terminate_all = [&](int sig) {
     for (Rank& r : ranks) {
       if (!r.status) ::kill(-r.pid, sig);
@@ -322,7 +323,18 @@ int main(int argc, char** argv) {
       kill_deadline = std::chrono::steady_clock::now() + std::chrono::hours(1);
     }
     if (all_done) break;
-    // Exited ranks whose pipes a grandchild still holds open: stop reading them after the kill.
+    // Every rank exited but a process they started still holds a pipe open: stop reading after 1 s.
+    bool all_exited = true;
+    for (const Rank& r : ranks) all_exited = all_exited && r.status.has_value();
+    if (all_exited && !all_exited_at) all_exited_at = std::chrono::steady_clock::now();
+    if (all_exited_at && std::chrono::steady_clock::now() - *all_exited_at > std::chrono::seconds(1)) {
+      for (Rank& r : ranks) {
+        const std::string prefix = "[rank" + std::to_string(r.rank) + "]:";
+        forward_lines(r.out_buf, prefix, stdout, true);
+        forward_lines(r.err_buf, prefix, stderr, true);
+      }
+      break;
+    }
   }
   if (failed) {
     const Rank& r = ranks[*failed];
