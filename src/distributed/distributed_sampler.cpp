@@ -22,11 +22,9 @@ DistributedSampler::DistributedSampler(size_t dataset_size, int64_t num_replicas
                                        uint64_t seed, bool drop_last)
     : dataset_size_(dataset_size), num_replicas_(num_replicas), rank_(rank), shuffle_(shuffle), seed_(seed),
       drop_last_(drop_last) {
-  if (num_replicas_ == -1 || rank_ == -1) {
-    CTORCH_CHECK(distributed::is_initialized(), "Requires distributed package to be available");
-    if (num_replicas_ == -1) num_replicas_ = distributed::get_world_size();
-    if (rank_ == -1) rank_ = distributed::get_rank();
-  }
+  // From the default group, as PyTorch (ValueError when it is not initialized).
+  if (num_replicas_ == -1) num_replicas_ = distributed::get_world_size();
+  if (rank_ == -1) rank_ = distributed::get_rank();
   CTORCH_CHECK_VALUE(num_replicas_ > 0, "DistributedSampler: num_replicas must be positive, got ", num_replicas_);
   CTORCH_CHECK_VALUE(rank_ >= 0 && rank_ < num_replicas_, "Invalid rank ", rank_,
                      ", rank should be in the interval [0, ", num_replicas_ - 1, "]");

@@ -127,6 +127,8 @@ TEST(InitProcessGroup, EnvRendezvousOfOneRankAndTheDefaultGroup) {
   auto work = dist::all_reduce(t, dist::ReduceOp::SUM, nullptr, true);
   ASSERT_NE(work, nullptr);
   work->wait();
+  data::DistributedSampler sampler(10);  // num_replicas and rank from the default group
+  EXPECT_EQ(sampler.size(), 10u);
   auto group = dist::new_group();
   EXPECT_EQ(group->size(), 1);
   dist::barrier(group);
