@@ -71,19 +71,25 @@ class GlooStore : public gloo::rendezvous::Store {
   std::shared_ptr<distributed::Store> store_;
 };
 
+// A collective's completion. Its error is kept as a message and each wait() throws a fresh
+// DistBackendError: no exception object is shared between the worker and the waiting threads.
 class GlooWork : public Work {
  public:
   bool wait(std::optional<std::chrono::milliseconds> timeout) override {
-    std::unique_lock<std::mutex> lock(mutex_);
-    if (timeout) {
-      if (!cv_.wait_for(lock, *timeout, [&] { return done_; })) {
-        throw DistBackendError("Work timed out after " + std::to_string(timeout->count()) + "ms in wait()");
+    std::string error;
+    {
+      std::unique_lock<std::mutex> lock(mutex_);
+      if (timeout) {
+        if (!cv_.wait_for(lock, *timeout, [&] { return done_; })) {
+          throw DistBackendError("Work timed out after " + std::to_string(timeout->count()) + "ms in wait()");
+        }
+      } else {
+        cv_.wait(lock, [&] { return done_; });
       }
-    } else {
-      cv_.wait(lock, [&] { return done_; });
+      if (!failed_) return true;
+      error = error_;
     }
-    if (error_) std::rethrow_exception(error_);
-    return true;
+    throw DistBackendError(error);
   }
   bool is_completed() override {
     std::lock_guard<std::mutex> lock(mutex_);
@@ -91,17 +97,19 @@ class GlooWork : public Work {
   }
   bool is_success() override {
     std::lock_guard<std::mutex> lock(mutex_);
-    return done_ && !error_;
+    return done_ && !failed_;
   }
   std::exception_ptr exception() override {
     std::lock_guard<std::mutex> lock(mutex_);
-    return error_;
+    return failed_ ? std::make_exception_ptr(DistBackendError(error_)) : nullptr;
   }
-  void finish(std::exception_ptr error) {
+  /// Marks the work done; a non-empty `error` fails it.
+  void finish(std::optional<std::string> error) {
     {
       std::lock_guard<std::mutex> lock(mutex_);
       done_ = true;
-      error_ = std::move(error);
+      failed_ = error.has_value();
+      if (error) error_ = std::move(*error);
     }
     cv_.notify_all();
   }
@@ -109,8 +117,9 @@ class GlooWork : public Work {
  private:
   std::mutex mutex_;
   std::condition_variable cv_;
-  bool done_ = false;          // guarded by mutex_
-  std::exception_ptr error_;   // guarded by mutex_
+  bool done_ = false;    // guarded by mutex_
+  bool failed_ = false;  // guarded by mutex_
+  std::string error_;    // guarded by mutex_
 };
 
 template <class F>
@@ -413,11 +422,10 @@ class ProcessGroupGloo : public ProcessGroup {
     }
   }
 
-  std::exception_ptr execute(Task& task) {
+  std::optional<std::string> execute(Task& task) {
     if (broken_) {
-      return std::make_exception_ptr(DistBackendError(
-          "[Rank " + std::to_string(rank_) + "]: " + task.op + " (SeqNum=" + std::to_string(task.seq) +
-          ") not run: the process group failed earlier: " + broken_message_));
+      return "[Rank " + std::to_string(rank_) + "]: " + task.op + " (SeqNum=" + std::to_string(task.seq) +
+             ") not run: the process group failed earlier: " + broken_message_;
     }
     const auto start = std::chrono::steady_clock::now();
     NoGradGuard no_grad;  // the write-back copy_ may target a leaf that requires grad (parameters)
@@ -429,7 +437,7 @@ class ProcessGroupGloo : public ProcessGroup {
           s.user.copy_(s.host);
         }
       }
-      return nullptr;
+      return std::nullopt;
     } catch (const std::exception& e) {
       return fail(task, start, e.what());
     }
@@ -466,7 +474,7 @@ class ProcessGroupGloo : public ProcessGroup {
            "ms: dead, hung, or not in this collective";
   }
 
-  std::exception_ptr fail(const Task& task, std::chrono::steady_clock::time_point start, const std::string& what) {
+  std::string fail(const Task& task, std::chrono::steady_clock::time_point start, const std::string& what) {
     const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - start);
     std::string msg = "[Rank " + std::to_string(rank_) + "]: Gloo " + task.op + " (SeqNum=" +
                       std::to_string(task.seq) + ", world_size=" + std::to_string(size_) + ", timeout=" +
@@ -480,7 +488,7 @@ class ProcessGroupGloo : public ProcessGroup {
     msg += failure_report(task.seq);
     broken_ = true;
     broken_message_ = msg;
-    return std::make_exception_ptr(DistBackendError(msg));
+    return msg;
   }
 
   int rank_;
