@@ -24,6 +24,10 @@ variable_list grad(const variable_list& outputs, const variable_list& inputs, co
                    std::optional<bool> retain_graph = std::nullopt, bool create_graph = false,
                    bool allow_unused = false);
 
+/// Runs `fn` on the calling thread once the backward running on it has finished, after every
+/// gradient was accumulated (Variable._execution_engine.queue_callback); Error outside a backward.
+void queue_callback(std::function<void()> fn);
+
 /// Anomaly detection (torch.autograd.set_detect_anomaly): backward names the forward op of a NaN.
 struct AnomalyMode {
   /// True when anomaly detection is on (process-wide, as PyTorch's).

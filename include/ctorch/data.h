@@ -76,6 +76,17 @@ class SyntheticMNIST : public Dataset {
 
 }  // namespace datasets
 
+/// The order in which a DataLoader visits a dataset, one epoch per indices() call
+/// (torch.utils.data.Sampler); given with DataLoaderOptions::sampler.
+class Sampler {
+ public:
+  virtual ~Sampler();
+  /// The dataset indices of the next epoch, in order.
+  virtual std::vector<int64_t> indices() = 0;
+  /// Indices per epoch (len(sampler)).
+  virtual size_t size() const = 0;
+};
+
 /// DataLoader options (torch.utils.data.DataLoader's keyword arguments); setters chain.
 class DataLoaderOptions {
  public:
@@ -113,6 +124,11 @@ class DataLoaderOptions {
   const std::optional<Generator>& generator() const { return generator_; }
   /// Shorthand for generator(Generator().manual_seed(seed)).
   DataLoaderOptions& seed(uint64_t seed);
+  /// Visit the dataset in the sampler's order (default none: in order, or shuffled with shuffle);
+  /// mutually exclusive with shuffle.
+  DataLoaderOptions& sampler(std::shared_ptr<Sampler> s) { sampler_ = std::move(s); return *this; }
+  /// The sampler, if one was set.
+  const std::shared_ptr<Sampler>& sampler() const { return sampler_; }
 
  private:
   int64_t batch_size_;
@@ -122,6 +138,7 @@ class DataLoaderOptions {
   int64_t prefetch_factor_ = 2;
   bool pin_memory_ = false;
   std::optional<Generator> generator_;
+  std::shared_ptr<Sampler> sampler_;
 };
 
 namespace detail {

@@ -99,8 +99,30 @@ struct RunOptions {
   bool restrict_to_captures = false;             // backward(inputs=...): only these leaves
 };
 
+// Callbacks queued by queue_callback during the backward running on this thread (null outside one).
+thread_local std::vector<std::function<void()>>* t_final_callbacks = nullptr;
+
 // Runs the graph below `roots`; returns the captured gradients (grad()).
+variable_list run_graph(const variable_list& roots, const variable_list& root_grads, const RunOptions& opt);
+
+// run_graph, then the callbacks queued while it ran (in order; a callback may queue more).
 variable_list run(const variable_list& roots, const variable_list& root_grads, const RunOptions& opt) {
+  std::vector<std::function<void()>> callbacks;
+  std::vector<std::function<void()>>* const outer = t_final_callbacks;
+  t_final_callbacks = &callbacks;
+  struct Restore {
+    std::vector<std::function<void()>>* outer;
+    ~Restore() { t_final_callbacks = outer; }
+  } restore{outer};
+  variable_list result = run_graph(roots, root_grads, opt);
+  for (size_t i = 0; i < callbacks.size(); ++i) {
+    std::function<void()> fn = std::move(callbacks[i]);
+    fn();
+  }
+  return result;
+}
+
+variable_list run_graph(const variable_list& roots, const variable_list& root_grads, const RunOptions& opt) {
   // Root edges and their gradients.
   std::vector<Edge> root_edges;
   variable_list start;
@@ -235,6 +257,12 @@ variable_list run(const variable_list& roots, const variable_list& root_grads, c
 }
 
 }  // namespace
+
+void queue_callback(std::function<void()> fn) {
+  CTORCH_CHECK_VALUE(fn != nullptr, "queue_callback: the callback is empty");
+  CTORCH_CHECK(t_final_callbacks != nullptr, "Final callbacks can only be installed during backward pass.");
+  t_final_callbacks->push_back(std::move(fn));
+}
 
 bool AnomalyMode::is_enabled() noexcept { return g_anomaly.load(std::memory_order_relaxed); }
 

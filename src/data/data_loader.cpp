@@ -24,6 +24,9 @@
 #include "ctorch/random.h"
 
 namespace ctorch::data {
+
+Sampler::~Sampler() = default;
+
 namespace {
 
 int64_t draw_int64(const Generator& g) {
@@ -210,6 +213,9 @@ DataLoader::DataLoader(std::shared_ptr<Dataset> dataset, DataLoaderOptions optio
   dataset_size_ = *n;
   CTORCH_CHECK_VALUE(!options_.shuffle() || dataset_size_ > 0,
                      "num_samples should be a positive integer value, but got num_samples=", dataset_size_);
+  CTORCH_CHECK_VALUE(options_.sampler() == nullptr || !options_.shuffle(),
+                     "sampler option is mutually exclusive with shuffle");
+  if (options_.sampler()) dataset_size_ = options_.sampler()->size();
   if (options_.generator()) {
     CTORCH_CHECK_VALUE(options_.generator()->device().is_cpu(),
                        "DataLoader: the generator must be a cpu generator, got one for ",
@@ -227,7 +233,16 @@ DataLoader::Iterator DataLoader::begin() {
   const Generator loader_gen = options_.generator() ? *options_.generator() : default_generator();
   (void)draw_int64(loader_gen);
   std::vector<int64_t> order(dataset_size_);
-  if (options_.shuffle()) {
+  if (options_.sampler()) {
+    order = options_.sampler()->indices();
+    CTORCH_CHECK_VALUE(order.size() == dataset_size_, "DataLoader: the sampler yielded ", order.size(),
+                       " indices, but its size() is ", dataset_size_);
+    const size_t n = *dataset_->size();
+    for (int64_t i : order) {
+      CTORCH_CHECK_INDEX(i >= 0 && static_cast<size_t>(i) < n, "DataLoader: the sampler yielded index ", i,
+                         " for a dataset of size ", n);
+    }
+  } else if (options_.shuffle()) {
     Generator sampler_gen;
     if (options_.generator()) {
       sampler_gen = *options_.generator();

@@ -1,0 +1,255 @@
+// DistributedDataParallel (ctorch/nn_ddp.h).
+//
+// Note [DDP reducer]: parameters that require grad are split into buckets in reverse registration
+// order (the order backward usually produces their gradients), per dtype and device, the first
+// bucket capped at 1 MiB and the others at bucket_cap_mb (PyTorch's compute_bucket_assignment_by_size).
+// forward() arms the reducer when grad mode is on and synchronization is not disabled by no_sync().
+// A hook on each parameter sees its incoming gradient before it is accumulated and writes
+// (.grad + incoming) into the bucket's flat buffer; when a bucket is full it is divided by the world
+// size and all-reduced asynchronously, buckets strictly in order so that every rank issues the same
+// collectives. The first hook queues a callback that runs when backward ends (autograd::queue_callback):
+// it fills the slots of parameters that got no gradient (their .grad, or zeros), launches what is
+// left, waits for every bucket and copies the averaged values into the parameters' .grad.
+#include <algorithm>
+#include <optional>
+
+#include "ctorch/autograd.h"
+#include "ctorch/cuda_stream.h"
+#include "ctorch/factories.h"
+#include "ctorch/grad_mode.h"
+#include "ctorch/nn_ddp.h"
+
+namespace ctorch::nn::parallel {
+
+namespace dist = ctorch::distributed;
+
+struct DistributedDataParallel::Reducer {
+  struct Bucket {
+    std::vector<size_t> params;   // indices into `params`
+    std::vector<int64_t> offsets;  // start of each parameter in `buffer`
+    Tensor buffer;                 // flat, on the parameters' device
+    size_t pending = 0;            // gradients still missing in this backward
+    std::shared_ptr<dist::Work> work;
+    std::optional<cuda::Stream> stream;  // where the reduced values are written back (cuda)
+  };
+
+  std::shared_ptr<dist::ProcessGroup> group;
+  std::vector<Tensor> params;
+  std::vector<Bucket> buckets;
+  std::vector<std::pair<size_t, size_t>> where;  // param -> (bucket, slot)
+  std::vector<bool> ready;
+  std::vector<unsigned> hook_keys;
+  bool armed = false;
+  bool callback_queued = false;
+  size_t next_launch = 0;
+
+  Tensor slot_view(size_t i) {
+    const auto [b, slot] = where[i];
+    return buckets[b].buffer.narrow(0, buckets[b].offsets[slot], params[i].numel());
+  }
+
+  void arm() {
+    armed = true;
+    callback_queued = false;
+    next_launch = 0;
+    std::fill(ready.begin(), ready.end(), false);
+    for (Bucket& b : buckets) {
+      b.pending = b.params.size();
+      b.work = nullptr;
+      b.stream.reset();
+    }
+  }
+
+  void launch_ready() {
+    while (next_launch < buckets.size() && buckets[next_launch].pending == 0) {
+      Bucket& b = buckets[next_launch++];
+      NoGradGuard no_grad;
+      b.buffer.div_(static_cast<double>(group->size()));
+      if (b.buffer.is_cuda()) b.stream = cuda::current_stream(b.buffer.device());
+      b.work = group->all_reduce(b.buffer, dist::ReduceOp::SUM);
+    }
+  }
+
+  void mark_ready(size_t i, const Tensor& incoming) {
+    NoGradGuard no_grad;
+    Tensor view = slot_view(i);
+    const Tensor& acc = params[i].grad();
+    if (incoming.defined()) {
+      view.copy_(acc.defined() ? (acc.detach() + incoming.detach()).reshape({-1}) : incoming.detach().reshape({-1}));
+    } else if (acc.defined()) {
+      view.copy_(acc.detach().reshape({-1}));
+    } else {
+      view.zero_();
+    }
+    ready[i] = true;
+    --buckets[where[i].first].pending;
+  }
+
+  void on_gradient(size_t i, const Tensor& incoming) {
+    if (!armed || ready[i]) return;
+    mark_ready(i, incoming);
+    launch_ready();
+    if (!callback_queued) {
+      callback_queued = true;
+      autograd::queue_callback([this] { finalize(); });
+    }
+  }
+
+  void finalize() {
+    armed = false;
+    for (size_t i = 0; i < params.size(); ++i) {
+      if (!ready[i]) mark_ready(i, Tensor());  // unused in this backward: its current .grad or zeros
+    }
+    launch_ready();
+    for (Bucket& b : buckets) b.work->wait();
+    NoGradGuard no_grad;
+    for (Bucket& b : buckets) {
+      if (b.stream) {
+        cuda::Stream current = cuda::current_stream(b.buffer.device());
+        if (!(current == *b.stream)) current.wait_stream(*b.stream);
+      }
+      for (size_t slot = 0; slot < b.params.size(); ++slot) {
+        const size_t i = b.params[slot];
+        Tensor value = b.buffer.narrow(0, b.offsets[slot], params[i].numel()).view(params[i].sizes());
+        Tensor& grad = params[i].mutable_grad();
+        if (grad.defined()) {
+          grad.copy_(value);
+        } else {
+          grad = value.clone();
+        }
+      }
+    }
+  }
+};
+
+DistributedDataParallel::DistributedDataParallel(std::shared_ptr<UnaryModule> module,
+                                                 std::shared_ptr<dist::ProcessGroup> process_group,
+                                                 double bucket_cap_mb, bool broadcast_buffers)
+    : UnaryModule("DistributedDataParallel"),
+      module_(std::move(module)),
+      group_(process_group ? std::move(process_group) : dist::default_group()),
+      broadcast_buffers_(broadcast_buffers),
+      reducer_(std::make_unique<Reducer>()) {
+  CTORCH_CHECK_VALUE(module_ != nullptr, "DistributedDataParallel: the module is null");
+  CTORCH_CHECK_VALUE(bucket_cap_mb > 0, "DistributedDataParallel: bucket_cap_mb must be positive, got ", bucket_cap_mb);
+  register_module("module", module_);
+  Reducer& r = *reducer_;
+  r.group = group_;
+  for (const Tensor& p : module_->parameters()) {
+    if (p.requires_grad()) r.params.push_back(p);
+  }
+  CTORCH_CHECK(!r.params.empty(),
+               "DistributedDataParallel is not needed when a module doesn't have any parameter that requires a "
+               "gradient.");
+  Device device = r.params[0].device();
+  for (const Tensor& p : r.params) {
+    CTORCH_CHECK_VALUE(p.device() == device, "DistributedDataParallel: expected every parameter on ", device.str(),
+                       ", got one on ", p.device().str(), " (multi-device modules are not supported)");
+  }
+
+  // Every rank must hold the same model (PyTorch's _verify_param_shape_across_processes).
+  int64_t total = 0;
+  for (const Tensor& p : r.params) total += p.numel();
+  const int world = group_->size();
+  Tensor mine = tensor(std::vector<int64_t>{static_cast<int64_t>(r.params.size()), total});
+  std::vector<Tensor> all;
+  for (int i = 0; i < world; ++i) all.push_back(zeros({2}, TensorOptions().dtype(kLong)));
+  group_->all_gather(all, mine)->wait();
+  const int me = group_->rank();
+  for (int i = 0; i < world; ++i) {
+    const auto theirs = all[static_cast<size_t>(i)][0].item<int64_t>();
+    CTORCH_CHECK(theirs == static_cast<int64_t>(r.params.size()), "DDP expects same model across all ranks, but Rank ",
+                 me, " has ", r.params.size(), " params, while rank ", i, " has inconsistent ", theirs, " params.");
+  }
+  // Same counts but other sizes: every rank raises (a rank that went on would wait in the broadcasts).
+  const auto elements0 = all[0][1].item<int64_t>();
+  for (int i = 1; i < world; ++i) {
+    const auto elements = all[static_cast<size_t>(i)][1].item<int64_t>();
+    CTORCH_CHECK(elements == elements0, "[", me, "]: the ", r.params.size(), " params of process ", i, " hold ",
+                 elements, " elements, which appears not to match the ", elements0,
+                 " elements of the same params in process 0.");
+  }
+
+  // Rank 0's parameters and buffers everywhere (_sync_module_states).
+  {
+    NoGradGuard no_grad;
+    for (const Tensor& p : module_->parameters()) group_->broadcast(p, 0)->wait();
+    for (const Tensor& b : module_->buffers()) group_->broadcast(b, 0)->wait();
+  }
+
+  // Note [DDP reducer]: buckets in reverse order, per (dtype, device).
+  const auto cap = static_cast<int64_t>(bucket_cap_mb * 1024 * 1024);
+  const int64_t first_cap = std::min<int64_t>(1024 * 1024, cap);
+  struct Open {
+    ScalarType dtype;
+    std::vector<size_t> params;
+    int64_t bytes = 0;
+  };
+  std::vector<Open> open;
+  bool first_closed = false;
+  auto close = [&](Open& o) {
+    Reducer::Bucket b;
+    b.params = o.params;
+    int64_t offset = 0;
+    for (size_t i : b.params) {
+      b.offsets.push_back(offset);
+      offset += r.params[i].numel();
+    }
+    b.buffer = zeros({offset}, TensorOptions().dtype(o.dtype).device(device));
+    r.buckets.push_back(std::move(b));
+    o.params.clear();
+    o.bytes = 0;
+    first_closed = true;
+  };
+  for (size_t k = r.params.size(); k-- > 0;) {
+    const Tensor& p = r.params[k];
+    auto it = std::find_if(open.begin(), open.end(), [&](const Open& o) { return o.dtype == p.scalar_type(); });
+    if (it == open.end()) {
+      open.push_back(Open{p.scalar_type(), {}, 0});
+      it = open.end() - 1;
+    }
+    it->params.push_back(k);
+    it->bytes += p.nbytes();
+    if (it->bytes >= (first_closed ? cap : first_cap)) close(*it);
+  }
+  for (Open& o : open) {
+    if (!o.params.empty()) close(o);
+  }
+  r.where.assign(r.params.size(), {0, 0});
+  for (size_t b = 0; b < r.buckets.size(); ++b) {
+    for (size_t slot = 0; slot < r.buckets[b].params.size(); ++slot) r.where[r.buckets[b].params[slot]] = {b, slot};
+  }
+  r.ready.assign(r.params.size(), false);
+  for (size_t i = 0; i < r.params.size(); ++i) {
+    Reducer* reducer = reducer_.get();
+    r.hook_keys.push_back(r.params[i].register_hook([reducer, i](const Tensor& g) { reducer->on_gradient(i, g); }));
+  }
+}
+
+DistributedDataParallel::~DistributedDataParallel() {
+  for (size_t i = 0; i < reducer_->params.size(); ++i) reducer_->params[i].remove_hook(reducer_->hook_keys[i]);
+}
+
+Tensor DistributedDataParallel::forward(const Tensor& input) {
+  if (broadcast_buffers_ && group_->size() > 1) {
+    NoGradGuard no_grad;
+    for (const Tensor& b : module_->buffers()) group_->broadcast(b, 0)->wait();
+  }
+  if (GradMode::is_enabled() && require_backward_grad_sync_) reducer_->arm();
+  return module_->forward(input);
+}
+
+std::vector<std::vector<size_t>> DistributedDataParallel::bucket_indices() const {
+  std::vector<std::vector<size_t>> out;
+  for (const auto& b : reducer_->buckets) out.push_back(b.params);
+  return out;
+}
+
+DistributedDataParallel::NoSyncGuard::NoSyncGuard(DistributedDataParallel& ddp)
+    : ddp_(ddp), previous_(ddp.require_backward_grad_sync_) {
+  ddp_.require_backward_grad_sync_ = false;
+}
+
+DistributedDataParallel::NoSyncGuard::~NoSyncGuard() { ddp_.require_backward_grad_sync_ = previous_; }
+
+}  // namespace ctorch::nn::parallel
