@@ -19,6 +19,8 @@
 #include <gloo/transport/tcp/device.h>
 #include <unistd.h>
 
+#include <csignal>
+
 #include <algorithm>
 #include <condition_variable>
 #include <cstring>
@@ -509,8 +511,25 @@ class ProcessGroupGloo : public ProcessGroup {
 
 }  // namespace
 
+namespace {
+
+// Gloo's tcp transport writes to peers without MSG_NOSIGNAL: a peer that has gone would kill the
+// whole process with SIGPIPE instead of failing the collective. Python ignores SIGPIPE at startup,
+// so every PyTorch program sees EPIPE there; ctorch does the same, once, and only when SIGPIPE is
+// still at its default disposition (a handler the program installed is left alone).
+void ignore_sigpipe_like_python() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    struct sigaction current {};
+    if (::sigaction(SIGPIPE, nullptr, &current) == 0 && current.sa_handler == SIG_DFL) ::signal(SIGPIPE, SIG_IGN);
+  });
+}
+
+}  // namespace
+
 std::shared_ptr<ProcessGroup> new_gloo_group(std::shared_ptr<Store> store, int rank, int world_size,
                                              std::chrono::milliseconds timeout, const std::string& group_name) {
+  ignore_sigpipe_like_python();
   CTORCH_CHECK_VALUE(store != nullptr, "new_gloo_group: the store is null");
   CTORCH_CHECK_VALUE(world_size > 0, "new_gloo_group: world_size must be positive, got ", world_size);
   CTORCH_CHECK_VALUE(rank >= 0 && rank < world_size, "Invalid rank ", rank, ": expected a rank in [0, ",
