@@ -64,10 +64,11 @@ auto parallel_apply(const std::vector<std::shared_ptr<M>>& modules, const std::v
   CTORCH_CHECK(modules.size() == inputs.size(), "The number of modules ", modules.size(),
                " is not equal to the number of inputs ", inputs.size());
   std::vector<int> indices = detail::device_indices(devices);
-  if (indices.empty()) {
+  if (indices.empty()) {  // each replica's parameter device (the current device without parameters)
     for (const auto& m : modules) {
       CTORCH_CHECK(m != nullptr, "parallel_apply: module is null");
-      indices.push_back(static_cast<int>(m->parameters().empty() ? cuda::current_device() : m->parameters()[0].get_device()));
+      const std::vector<Tensor> params = m->parameters();
+      indices.push_back(static_cast<int>(params.empty() ? cuda::current_device() : params[0].get_device()));
     }
   }
   CTORCH_CHECK(indices.size() >= modules.size(), "parallel_apply: expected a device for each of the ", modules.size(),

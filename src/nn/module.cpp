@@ -76,24 +76,17 @@ namespace {
 
 /// Gives `fresh` (a tree rebuilt by reset()) the mapped tensors of `original`, by name.
 void adopt_tree(Module& fresh, const Module& original, const Module::TensorMap& map) {
-  for (const auto& [name, t] : fresh.named_parameters(false)) {
-    const auto found = original.named_parameters(false);
-    auto it = std::find_if(found.begin(), found.end(), [&](const auto& e) { return e.first == name; });
-    CTORCH_CHECK(it != found.end(), fresh.name(), ": reset() registered parameter '", name, "' the original does not have");
-    autograd::adopt(t, map(it->second, true));
-  }
-  for (const auto& [name, t] : fresh.named_buffers(false)) {
-    const auto found = original.named_buffers(false);
-    auto it = std::find_if(found.begin(), found.end(), [&](const auto& e) { return e.first == name; });
-    CTORCH_CHECK(it != found.end(), fresh.name(), ": reset() registered buffer '", name, "' the original does not have");
-    autograd::adopt(t, map(it->second, false));
-  }
-  const auto originals = original.named_children();
-  for (const auto& [name, child] : fresh.named_children()) {
-    auto it = std::find_if(originals.begin(), originals.end(), [&](const auto& e) { return e.first == name; });
-    CTORCH_CHECK(it != originals.end(), fresh.name(), ": reset() registered module '", name, "' the original does not have");
-    adopt_tree(*child, *it->second, map);
-  }
+  auto find = [&](const auto& entries, const std::string& name, const char* what) {
+    auto it = std::find_if(entries.begin(), entries.end(), [&](const auto& e) { return e.first == name; });
+    CTORCH_CHECK(it != entries.end(), fresh.name(), ": reset() registered ", what, " '", name,
+                 "' the original does not have");
+    return it->second;
+  };
+  const NamedTensors params = original.named_parameters(false), buffers = original.named_buffers(false);
+  for (const auto& [name, t] : fresh.named_parameters(false)) autograd::adopt(t, map(find(params, name, "parameter"), true));
+  for (const auto& [name, t] : fresh.named_buffers(false)) autograd::adopt(t, map(find(buffers, name, "buffer"), false));
+  const auto children = original.named_children();
+  for (const auto& [name, child] : fresh.named_children()) adopt_tree(*child, *find(children, name, "module"), map);
 }
 
 }  // namespace

@@ -124,8 +124,9 @@ std::vector<std::vector<Tensor>> broadcast_coalesced(const std::vector<Tensor>& 
                                                      const std::vector<DeviceArg>& devices, size_t buffer_size) {
   const std::vector<int> indices = device_indices(devices);
   CTORCH_CHECK(!indices.empty(), "broadcast_coalesced: expected at least one device");
-  for (const Tensor& t : tensors) {
-    CTORCH_CHECK(t.defined() && t.get_device() == indices[0], "All tensors must be on devices[0]: ", indices[0]);
+  for (size_t i = 0; i < tensors.size(); ++i) {
+    CTORCH_CHECK(tensors[i].defined() && tensors[i].get_device() == indices[0], "All tensors must be on devices[0]: ",
+                 indices[0], " (tensor ", i, " is on ", tensors[i].defined() ? tensors[i].device().str() : "nothing", ")");
   }
   NoGradGuard no_grad;
   std::vector<std::vector<Tensor>> outputs(indices.size(), std::vector<Tensor>(tensors.size()));
@@ -144,12 +145,18 @@ Tensor reduce_add(const std::vector<Tensor>& inputs, DeviceArg destination) {
   const int dst = destination.resolve();
   std::optional<size_t> root;
   for (size_t i = 0; i < inputs.size(); ++i) {
-    CTORCH_CHECK(inputs[i].defined() && !inputs[i].device().is_cpu(), "reduce_add expects all inputs to be on GPUs");
+    CTORCH_CHECK(inputs[i].defined() && !inputs[i].device().is_cpu(), "reduce_add expects all inputs to be on GPUs",
+                 " (input ", i, " is on ", inputs[i].defined() ? inputs[i].device().str() : "nothing", ")");
     if (inputs[i].get_device() == dst) root = i;
     CTORCH_CHECK_VALUE(inputs[i].sizes() == inputs[0].sizes(), "input ", i, " has invalid size: got ",
                        joined_sizes(inputs[i].sizes()), ", but expected ", joined_sizes(inputs[0].sizes()));
   }
-  CTORCH_CHECK(root.has_value(), "reduce_add expects destination to be on the same GPU with one of the tensors");
+  if (!root) {
+    std::ostringstream where;
+    for (size_t i = 0; i < inputs.size(); ++i) where << (i ? ", " : "") << inputs[i].device().str();
+    CTORCH_CHECK(false, "reduce_add expects destination to be on the same GPU with one of the tensors",
+                 " (destination cuda:", dst, "; inputs on ", where.str(), ")");
+  }
   if (inputs.size() == 1) return inputs[0];
   NoGradGuard no_grad;
   std::optional<Tensor> result;
@@ -176,7 +183,9 @@ std::vector<Tensor> reduce_add_coalesced(const std::vector<std::vector<Tensor>>&
   // Check everything reduce_add would, before the first copy.
   for (size_t pos = 0; pos < count; ++pos) {
     for (size_t g = 0; g < lists.size(); ++g) {
-      CTORCH_CHECK(lists[g][pos].defined() && !lists[g][pos].device().is_cpu(), "reduce_add expects all inputs to be on GPUs");
+      CTORCH_CHECK(lists[g][pos].defined() && !lists[g][pos].device().is_cpu(), "reduce_add expects all inputs to be on GPUs",
+                   " (tensor ", pos, " of input ", g, " is on ",
+                   lists[g][pos].defined() ? lists[g][pos].device().str() : "nothing", ")");
       CTORCH_CHECK_VALUE(lists[g][pos].scalar_type() == lists[0][pos].scalar_type() &&
                              lists[g][pos].sizes() == lists[0][pos].sizes(),
                          "reduce_add_coalesced: tensor ", pos, " of input ", g, " has dtype ", lists[g][pos].scalar_type(),

@@ -245,7 +245,7 @@ Tensor data_parallel(const std::shared_ptr<UnaryModule>& module, const Tensor& i
   std::vector<Tensor> inputs = scatter(input, device_ids, dim);
   if (indices.size() == 1) return module->forward(inputs[0]);
   const std::vector<cuda::DeviceArg> used(device_ids.begin(), device_ids.begin() + static_cast<std::ptrdiff_t>(inputs.size()));
-  const auto replicas = replicate(module, used);
+  const auto replicas = replicate(module, used, /*detach=*/!GradMode::is_enabled());
   return gather(parallel_apply(replicas, inputs, used), target, dim);
 }
 

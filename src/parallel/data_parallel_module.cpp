@@ -2,7 +2,6 @@
 #include <algorithm>
 
 #include "ctorch/error.h"
-#include "ctorch/grad_mode.h"
 #include "ctorch/nn_parallel.h"
 #include "ctorch/warning.h"
 
@@ -49,20 +48,9 @@ DataParallel::DataParallel(std::shared_ptr<UnaryModule> wrapped, std::vector<cud
 }
 
 Tensor DataParallel::forward(const Tensor& input) {
-  if (device_ids.empty()) return module->forward(input);
-  const Device src = cuda_device(device_ids[0]);
-  auto check_on_src = [&](const Tensor& t) {
-    CTORCH_CHECK(t.device() == src, "module must have its parameters and buffers on device ", src.str(),
-                 " (device_ids[0]) but found one of them on device: ", t.device().str());
-  };
-  for (const Tensor& p : module->parameters()) check_on_src(p);
-  for (const Tensor& b : module->buffers()) check_on_src(b);
-  const std::vector<cuda::DeviceArg> ids(device_ids.begin(), device_ids.end());
-  const std::vector<Tensor> inputs = parallel::scatter(input, ids, dim);
-  if (device_ids.size() == 1) return module->forward(inputs[0]);
-  const std::vector<cuda::DeviceArg> used(ids.begin(), ids.begin() + static_cast<std::ptrdiff_t>(inputs.size()));
-  const auto replicas = parallel::replicate(module, used, /*detach=*/!GradMode::is_enabled());
-  return parallel::gather(parallel::parallel_apply(replicas, inputs, used), cuda_device(output_device), dim);
+  if (device_ids.empty()) return module->forward(input);  // no accelerator
+  return parallel::data_parallel(module, input, std::vector<cuda::DeviceArg>(device_ids.begin(), device_ids.end()),
+                                 cuda_device(output_device), dim);
 }
 
 void DataParallel::rebind() { module = std::dynamic_pointer_cast<UnaryModule>(named_children().at(0).second); }

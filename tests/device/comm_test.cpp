@@ -96,7 +96,8 @@ TEST_P(Comm, BroadcastCoalescedKeepsOrderAcrossDtypesAndChunks) {
     }
   }
   const Tensor stray = ones({2}, TensorOptions().device(dev(1)));
-  EXPECT_EQ(error_of([&] { comm::broadcast_coalesced({inputs[0], stray}, {0, 1}); }), "All tensors must be on devices[0]: 0");
+  EXPECT_EQ(error_of([&] { comm::broadcast_coalesced({inputs[0], stray}, {0, 1}); }),
+            "All tensors must be on devices[0]: 0 (tensor 1 is on cuda:1)");
 }
 
 TEST_P(Comm, ReduceAddSumsInPyTorchsOrderOntoTheDestination) {
@@ -113,7 +114,8 @@ TEST_P(Comm, ReduceAddSumsInPyTorchsOrderOntoTheDestination) {
 
 TEST_P(Comm, ReduceAddChecksItsArguments) {
   const Tensor x = ones({2, 3}, TensorOptions().device(dev(0)));
-  EXPECT_EQ(error_of([&] { comm::reduce_add({x, ones({2, 3})}, 0); }), "reduce_add expects all inputs to be on GPUs");
+  EXPECT_EQ(error_of([&] { comm::reduce_add({x, ones({2, 3})}, 0); }),
+            "reduce_add expects all inputs to be on GPUs (input 1 is on cpu)");
   try {
     comm::reduce_add({x, ones({3, 2}, TensorOptions().device(dev(1)))}, 0);
     ADD_FAILURE() << "no error";
@@ -121,7 +123,8 @@ TEST_P(Comm, ReduceAddChecksItsArguments) {
     EXPECT_STREQ(e.what(), "input 1 has invalid size: got 3x2, but expected 2x3");
   }
   EXPECT_EQ(error_of([&] { comm::reduce_add({x, x}, 1); }),
-            "reduce_add expects destination to be on the same GPU with one of the tensors");
+            "reduce_add expects destination to be on the same GPU with one of the tensors (destination cuda:1; inputs "
+            "on cuda:0, cuda:0)");
 }
 
 TEST_P(Comm, ReduceAddCoalescedMatchesReduceAddPerTensor) {
