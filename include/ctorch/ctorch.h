@@ -6,6 +6,7 @@
 #include "ctorch/array_ref.h"
 #include "ctorch/autograd.h"
 #include "ctorch/autograd_node.h"
+#include "ctorch/backends.h"
 #include "ctorch/cuda.h"
 #include "ctorch/cuda_comm.h"
 #include "ctorch/cuda_event.h"

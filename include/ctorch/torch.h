@@ -9,6 +9,7 @@
 #pragma once
 
 #include "ctorch/ctorch.h"
+#include "ctorch/libtorch/context.h"
 #include "ctorch/libtorch/core.h"
 #include "ctorch/libtorch/cuda.h"
 #include "ctorch/libtorch/data.h"

@@ -79,6 +79,19 @@ A gemm_scalar(const Scalar& s) {
   }
 }
 
+/// `x` rounded to TF32 (10 explicit mantissa bits, float's exponent): round half away from zero on
+/// the magnitude, as CUTLASS's round_half_ulp_truncate; inf and nan unchanged. Used to emulate an
+/// Ampere GPU's float32 GEMM when torch.backends.cuda.matmul.allow_tf32 is set.
+CTORCH_HD inline float round_to_tf32(float x) {
+  uint32_t u;
+  __builtin_memcpy(&u, &x, sizeof u);
+  if ((u & 0x7f800000u) == 0x7f800000u) return x;
+  u = (u + 0x1000u) & 0xffffe000u;
+  float r;
+  __builtin_memcpy(&r, &u, sizeof r);
+  return r;
+}
+
 /// Shape of a row-major strided batched GEMM, in elements (see ops::KernelTable::gemm).
 struct GemmGeometry {
   bool trans_a, trans_b;

@@ -3,8 +3,9 @@
 // Note [cuda gemm]
 // float32/float64 call cublas{S,D}gemmStridedBatched_64; float16/bfloat16 call
 // cublasGemmStridedBatchedEx_64 with float accumulation (CUBLAS_COMPUTE_32F), so half products are
-// widened, accumulated in float and rounded once, as on the cpu. The default math mode is kept:
-// no TF32 for float32 (torch.backends.cuda.matmul.allow_tf32 is False by default). Row-major C =
+// widened, accumulated in float and rounded once, as on the cpu. The math mode follows
+// ctorch/backends.h per call: TF32 tensor ops for float32 only under allow_tf32 (False by default),
+// reduced-precision half reductions unless disallowed. Row-major C =
 // op(A) op(B) is computed as the column-major C^T = op(B)^T op(A)^T, i.e. with A and B swapped.
 // Integers and bool, and the k == 0 / alpha == 0 case of every dtype, run gemm_loop (gemm_loop.cu).
 // Handles: one per (thread, device), created on first use with the device current and returned
@@ -16,6 +17,8 @@
 #include <vector>
 
 #include <cublas_v2.h>
+
+#include "core/math_settings.h"
 
 #include "backends/cuda/check.h"
 #include "backends/cuda/kernels.h"
@@ -103,6 +106,16 @@ void blas_gemm(ScalarType dtype, const kernels::GemmGeometry& g, const Scalar& a
 
   ScopedDevice guard(device);
   cublasHandle_t h = handle(device, native_stream(s));
+  // PyTorch's math mode per call: TF32 tensor ops for float32 when allowed; float16/bfloat16
+  // reductions in reduced precision only when allowed.
+  cublasMath_t math = CUBLAS_DEFAULT_MATH;
+  if (dtype == kFloat32 && impl::matmul_allow_tf32()) math = CUBLAS_TF32_TENSOR_OP_MATH;
+  const bool reduced_ok = dtype == kFloat16 ? impl::matmul_allow_fp16_reduction()
+                                            : impl::matmul_allow_bf16_reduction();
+  if ((dtype == kFloat16 || dtype == kBFloat16) && !reduced_ok) {
+    math = static_cast<cublasMath_t>(math | CUBLAS_MATH_DISALLOW_REDUCED_PRECISION_REDUCTION);
+  }
+  CTORCH_CUBLAS_CHECK(cublasSetMathMode(h, math));
   if (dtype == kFloat64) {
     const double al = alpha.to_double(), be = beta.to_double();
     CTORCH_CUBLAS_CHECK(cublasDgemmStridedBatched_64(h, op(trans_b), op(trans_a), n, m, k, &al,

@@ -50,7 +50,7 @@ struct DeviceState {
 
 /// The configured devices (replaced as a whole by configure()).
 struct Topology {
-  cuda::EmulationConfig config;
+  ::ctorch::cuda::EmulationConfig config;
   uint64_t generation = 0;
   std::vector<std::unique_ptr<DeviceState>> devices;
 };

@@ -1,9 +1,12 @@
 // The emulated backend's kernel table: the shared table (backends/kernel_table.h) over
 // EmulatedLauncher, plus the launcher's pointer checks and its GEMM.
+#include <vector>
+
 #include "backends/cpu/blas.h"
 #include "backends/emulated/launch.h"
 #include "backends/emulated/runtime.h"
 #include "backends/kernel_table.h"
+#include "core/math_settings.h"
 #include "ops/kernel_table.h"
 
 namespace ctorch::backends::emulated {
@@ -93,6 +96,21 @@ void EmulatedLauncher::gemm(ScalarType dtype, const kernels::GemmGeometry& g, co
                             : b;
   void* hc = instance().translate(c, extent(g.m, g.n, g.ldc, g.stride_c), dev);
   if (loop) return KernelTableOf<EmulatedLauncher>::gemm_loop(dtype, g, alpha, ha, hb, beta, hc, s);
+  if (dtype == ScalarType::Float32 && impl::matmul_allow_tf32()) {
+    // An Ampere GPU's TF32 tensor cores: inputs rounded to TF32, products accumulated in float.
+    const size_t na = extent(g.trans_a ? g.k : g.m, g.trans_a ? g.m : g.k, g.lda, g.stride_a) / sizeof(float);
+    const size_t nb = extent(g.trans_b ? g.n : g.k, g.trans_b ? g.k : g.n, g.ldb, g.stride_b) / sizeof(float);
+    instance().enqueue(s, [=] {
+      auto rounded = [](const void* p, size_t n) {
+        std::vector<float> v(static_cast<const float*>(p), static_cast<const float*>(p) + n);
+        for (float& x : v) x = kernels::round_to_tf32(x);
+        return v;
+      };
+      const std::vector<float> ra = rounded(ha, na), rb = rounded(hb, nb);
+      cpu::gemm(dtype, g, alpha, ra.data(), rb.data(), beta, hc);
+    }, "gemm");
+    return;
+  }
   // cuBLAS's order is not public: the cpu product stands in (Note [Emulated grid walk]).
   instance().enqueue(s, [=] { cpu::gemm(dtype, g, alpha, ha, hb, beta, hc); }, "gemm");
 }

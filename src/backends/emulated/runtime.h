@@ -74,7 +74,7 @@ class EmulatedRuntime final : public impl::DeviceRuntime,
   /// A runtime with no devices (configure() adds them).
   EmulatedRuntime();
   /// A runtime configured by `config`.
-  explicit EmulatedRuntime(const cuda::EmulationConfig& config);
+  explicit EmulatedRuntime(const ::ctorch::cuda::EmulationConfig& config);
   /// Waits for queued work, then releases workers, memory and events. Must not throw.
   ~EmulatedRuntime() override;
   EmulatedRuntime(const EmulatedRuntime&) = delete;
@@ -109,9 +109,9 @@ class EmulatedRuntime final : public impl::DeviceRuntime,
   // --- emulated-only API ---
   /// Replaces the devices; throws ValueError for a bad config and Error while allocations,
   /// events or stream work are alive. Streams and sticky errors of the old devices are gone.
-  void configure(const cuda::EmulationConfig& config);
+  void configure(const ::ctorch::cuda::EmulationConfig& config);
   /// The current configuration.
-  cuda::EmulationConfig config() const;
+  ::ctorch::cuda::EmulationConfig config() const;
   /// Runs `task` on stream `s`'s worker after the work queued before it. An exception thrown by
   /// the task becomes the stream's sticky error, reported with `site` (e.g. "add at
   /// ops/binary_ops.cpp:42"; copied, so any string will do).
@@ -204,10 +204,10 @@ EmulatedRuntime& instance();
 impl::DeviceRuntime* runtime_from_environment();
 /// Parses a CTORCH_EMULATED_CUDA value; nullopt for "" and "0". Throws ValueError naming the
 /// bad key or value.
-std::optional<cuda::EmulationConfig> parse_config(std::string_view spec);
+std::optional<::ctorch::cuda::EmulationConfig> parse_config(std::string_view spec);
 /// Checks a configuration; throws ValueError naming the bad field.
-void validate_config(const cuda::EmulationConfig& config);
+void validate_config(const ::ctorch::cuda::EmulationConfig& config);
 /// Properties of emulated device `index` under `config`.
-impl::DeviceProperties make_properties(const cuda::EmulationConfig& config, DeviceIndex index);
+impl::DeviceProperties make_properties(const ::ctorch::cuda::EmulationConfig& config, DeviceIndex index);
 
 }  // namespace ctorch::backends::emulated

@@ -1,0 +1,95 @@
+// Backend math settings (torch.backends.cuda.matmul, torch.backends.cudnn and
+// torch.set_float32_matmul_precision): process-wide flags read by the GEMM launchers when an op is
+// issued. Defaults are PyTorch 1.13's: no TF32 for float32 matmul, TF32 allowed for cuDNN,
+// reduced-precision float16/bfloat16 reductions allowed, precision "highest".
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "ctorch/cuda.h"
+
+namespace ctorch {
+
+/// "highest", "high" or "medium" (torch.get_float32_matmul_precision).
+std::string get_float32_matmul_precision();
+/// Sets the float32 matmul precision; other spellings warn as PyTorch does (case is folded with a
+/// warning; an unknown value warns and changes nothing). "high" and "medium" allow TF32.
+void set_float32_matmul_precision(const std::string& precision);
+
+namespace backends::cuda::matmul {
+/// torch.backends.cuda.matmul.allow_tf32: float32 GEMMs may round their inputs to TF32.
+bool allow_tf32();
+/// Sets allow_tf32 (true sets the float32 matmul precision to "high", false to "highest").
+void set_allow_tf32(bool allow);
+/// torch.backends.cuda.matmul.allow_fp16_reduced_precision_reduction (default true).
+bool allow_fp16_reduced_precision_reduction();
+/// Sets allow_fp16_reduced_precision_reduction.
+void set_allow_fp16_reduced_precision_reduction(bool allow);
+/// torch.backends.cuda.matmul.allow_bf16_reduced_precision_reduction (default true).
+bool allow_bf16_reduced_precision_reduction();
+/// Sets allow_bf16_reduced_precision_reduction.
+void set_allow_bf16_reduced_precision_reduction(bool allow);
+}  // namespace backends::cuda::matmul
+
+namespace backends::cuda {
+/// One device's cuFFT plan cache (torch.backends.cuda.cufft_plan_cache[i]). ctorch has no FFT ops
+/// yet (no complex dtypes), so no plan is ever cached: size() is 0; max_size is kept and checked.
+class CuFFTPlanCache {
+ public:
+  /// The cache of CUDA device `index` (use cufft_plan_cache[index], which checks it).
+  explicit CuFFTPlanCache(DeviceIndex index) : index_(index) {}
+  /// Number of cached plans.
+  int64_t size() const;
+  /// Capacity (default 4096, CUFFT_MAX_PLAN_NUM).
+  int64_t max_size() const;
+  /// Sets the capacity; must be in [0, 4096].
+  void set_max_size(int64_t size);
+  /// Drops every cached plan.
+  void clear();
+
+ private:
+  DeviceIndex index_;
+};
+
+/// Indexable by device like torch.backends.cuda.cufft_plan_cache.
+struct CuFFTPlanCacheManager {
+  /// The plan cache of `device` (an index, a cuda device or its string); throws RuntimeError
+  /// "cufft_plan_cache: expected 0 <= device index < N, but got device with index i".
+  CuFFTPlanCache operator[](ctorch::cuda::DeviceArg device) const;
+  /// The current device's plan cache's size (cufft_plan_cache.size).
+  int64_t size() const;
+  /// The current device's capacity.
+  int64_t max_size() const;
+  /// Sets the current device's capacity.
+  void set_max_size(int64_t size) const;
+  /// Clears the current device's cache.
+  void clear() const;
+};
+/// torch.backends.cuda.cufft_plan_cache.
+inline constexpr CuFFTPlanCacheManager cufft_plan_cache{};
+}  // namespace backends::cuda
+
+namespace backends::cudnn {
+/// torch.backends.cudnn.allow_tf32 (default true). ctorch has no cuDNN: convolutions run through
+/// the GEMM path and follow backends::cuda::matmul::allow_tf32 instead.
+bool allow_tf32();
+/// Sets cudnn.allow_tf32.
+void set_allow_tf32(bool allow);
+/// torch.backends.cudnn.is_available(): false, ctorch does not use cuDNN.
+bool is_available();
+/// torch.backends.cudnn.enabled (default true; no effect without cuDNN).
+bool enabled();
+/// Sets cudnn.enabled.
+void set_enabled(bool enabled);
+/// torch.backends.cudnn.benchmark (default false; no effect without cuDNN).
+bool benchmark();
+/// Sets cudnn.benchmark.
+void set_benchmark(bool benchmark);
+/// torch.backends.cudnn.deterministic (default false; no effect without cuDNN).
+bool deterministic();
+/// Sets cudnn.deterministic.
+void set_deterministic(bool deterministic);
+}  // namespace backends::cudnn
+
+}  // namespace ctorch
