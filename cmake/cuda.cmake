@@ -50,6 +50,17 @@ target_compile_options(ctorch_cuda_kernels PRIVATE
   $<$<COMPILE_LANGUAGE:CUDA>:--expt-relaxed-constexpr --diag-suppress=186 -Xcompiler=-Wall,-Wno-unused-parameter,-Werror=switch>)
 
 target_sources(ctorch PRIVATE ${CTORCH_CUDA_HOST_SOURCES} $<TARGET_OBJECTS:ctorch_cuda_kernels>)
+# torch.distributed's NCCL backend (src/distributed/nccl), when the toolkit has NCCL (CUDA 13's does).
+find_library(CTORCH_NCCL_LIBRARY nccl HINTS ${CUDAToolkit_LIBRARY_DIR})
+find_path(CTORCH_NCCL_INCLUDE nccl.h HINTS ${CUDAToolkit_INCLUDE_DIRS})
+if(CTORCH_NCCL_LIBRARY AND CTORCH_NCCL_INCLUDE)
+  file(GLOB CTORCH_NCCL_SOURCES CONFIGURE_DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/src/distributed/nccl/*.cpp)
+  target_sources(ctorch PRIVATE ${CTORCH_NCCL_SOURCES})
+  target_include_directories(ctorch PRIVATE ${CTORCH_NCCL_INCLUDE})
+  target_link_libraries(ctorch PRIVATE ${CTORCH_NCCL_LIBRARY})
+else()
+  message(STATUS "ctorch: NCCL not found next to the CUDA toolkit; torch.distributed has no nccl backend")
+endif()
 target_link_libraries(ctorch PRIVATE CUDA::cudart CUDA::cublas)
 # ctorch was created before enable_language(CUDA), so CMAKE_CUDA_ARCHITECTURES did not initialize it.
 set_target_properties(ctorch PROPERTIES CUDA_RUNTIME_LIBRARY None CUDA_ARCHITECTURES "${CTORCH_CUDA_ARCHITECTURES}")

@@ -81,7 +81,7 @@ void destroy_process_group();
 bool is_initialized();
 /// True: the Gloo backend is built in.
 bool is_gloo_available();
-/// False: ctorch has no NCCL backend.
+/// True when the NCCL backend is built in (builds with the real CUDA backend); it needs real GPUs.
 bool is_nccl_available();
 /// The default group (ValueError when not initialized).
 std::shared_ptr<ProcessGroup> default_group();
@@ -89,7 +89,7 @@ std::shared_ptr<ProcessGroup> default_group();
 int get_rank(const std::shared_ptr<ProcessGroup>& group = nullptr);
 /// The number of ranks in `group` (the default group when null).
 int get_world_size(const std::shared_ptr<ProcessGroup>& group = nullptr);
-/// The backend of `group` ("gloo").
+/// The backend of `group` ("gloo" or "nccl").
 std::string get_backend(const std::shared_ptr<ProcessGroup>& group = nullptr);
 /// A new group of all ranks of the default group (torch.distributed.new_group(ranks=None));
 /// every rank must call it. Subsets of ranks are not supported.

@@ -6,6 +6,7 @@
 #include <mutex>
 
 #include "ctorch/distributed.h"
+#include "distributed/backend_registry.h"
 
 namespace ctorch::distributed {
 namespace {
@@ -80,14 +81,26 @@ Url parse_url(const std::string& url) {
   return u;
 }
 
-void check_backend(const std::string& backend) {
+GroupFactory g_nccl_factory = nullptr;  // set at load time, before main
+
+std::string check_backend(const std::string& backend) {
   std::string b;
   for (char c : backend) b.push_back(static_cast<char>(std::tolower(static_cast<unsigned char>(c))));
-  if (b == "gloo") return;
-  CTORCH_CHECK(b != "nccl", "Distributed package doesn't have NCCL built in");
+  if (b == "gloo") return b;
+  if (b == "nccl") {
+    CTORCH_CHECK(g_nccl_factory != nullptr, "Distributed package doesn't have NCCL built in");
+    return b;
+  }
   CTORCH_CHECK(b != "mpi", "Distributed package doesn't have MPI built in");
   CTORCH_CHECK(b != "ucc", "Distributed package doesn't have UCC built in");
   CTORCH_CHECK_VALUE(false, "Invalid backend: '", backend, "'");
+  return b;
+}
+
+std::shared_ptr<ProcessGroup> make_group(const std::string& backend, std::shared_ptr<Store> store, int rank,
+                                         int world_size, std::chrono::milliseconds timeout, const std::string& name) {
+  if (backend == "nccl") return g_nccl_factory(std::move(store), rank, world_size, timeout, name);
+  return new_gloo_group(std::move(store), rank, world_size, timeout, name);
 }
 
 std::shared_ptr<ProcessGroup> resolve(const std::shared_ptr<ProcessGroup>& group) {
@@ -104,7 +117,7 @@ std::shared_ptr<Work> finish(std::shared_ptr<Work> work, bool async_op) {
 
 void init_process_group(const std::string& backend, const std::string& init_method, int world_size, int rank,
                         std::chrono::milliseconds timeout, std::shared_ptr<Store> store) {
-  check_backend(backend);
+  const std::string backend_name = check_backend(backend);
   CTORCH_CHECK_VALUE(timeout.count() > 0, "init_process_group: timeout must be positive, got ", timeout.count(), "ms");
   DefaultGroup& s = state();
   std::lock_guard<std::mutex> lock(s.mutex);
@@ -155,7 +168,7 @@ void init_process_group(const std::string& backend, const std::string& init_meth
   CTORCH_CHECK_VALUE(world_size > 0, "world_size must be positive, got ", world_size);
   CTORCH_CHECK_VALUE(rank >= 0 && rank < world_size, "Invalid rank ", rank, ": expected a rank in [0, ", world_size - 1,
                      "] for world_size ", world_size);
-  s.group = new_gloo_group(store, rank, world_size, timeout, "default_pg/" + std::to_string(s.generation++));
+  s.group = make_group(backend_name, store, rank, world_size, timeout, "default_pg/" + std::to_string(s.generation++));
   s.store = std::move(store);
   s.timeout = timeout;
   s.groups = 0;
@@ -181,7 +194,9 @@ bool is_initialized() {
 }
 
 bool is_gloo_available() { return true; }
-bool is_nccl_available() { return false; }
+bool is_nccl_available() { return g_nccl_factory != nullptr; }
+
+void register_nccl_backend(GroupFactory factory) noexcept { g_nccl_factory = factory; }
 
 std::shared_ptr<ProcessGroup> default_group() {
   std::lock_guard<std::mutex> lock(state().mutex);
@@ -219,7 +234,7 @@ std::shared_ptr<ProcessGroup> new_group(const std::vector<int>& ranks, std::opti
     CTORCH_CHECK_NOT_IMPLEMENTED(all, "new_group: ctorch supports only groups of all ", base->size(),
                                  " ranks, got ", sorted.size(), " ranks");
   }
-  return new_gloo_group(store, base->rank(), base->size(), t, name);
+  return make_group(base->backend_name(), store, base->rank(), base->size(), t, name);
 }
 
 std::shared_ptr<Work> all_reduce(Tensor tensor, ReduceOp op, const std::shared_ptr<ProcessGroup>& group,

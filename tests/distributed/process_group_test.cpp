@@ -60,12 +60,23 @@ int free_port() {
 }
 
 TEST(InitProcessGroup, RefusesBackendsItDoesNotHave) {
-  const std::string nccl = error_of([] { dist::init_process_group("nccl"); });
-  EXPECT_NE(nccl.find("Distributed package doesn't have NCCL built in"), std::string::npos) << nccl;
+  if (!dist::is_nccl_available()) {  // built without the real CUDA backend
+    const std::string nccl = error_of([] { dist::init_process_group("nccl"); });
+    EXPECT_NE(nccl.find("Distributed package doesn't have NCCL built in"), std::string::npos) << nccl;
+  } else if (cuda::is_emulated() || cuda::device_count() == 0) {
+    // NCCL is built in but needs real GPUs: emulated devices take the Gloo backend.
+    const std::string path = ::testing::TempDir() + "ctorch_nccl_store";
+    std::remove(path.c_str());
+    const std::string nccl = error_of([&] {
+      dist::init_process_group("nccl", "", 1, 0, std::chrono::seconds(5), std::make_shared<dist::FileStore>(path, 1));
+    });
+    EXPECT_NE(nccl.find("ProcessGroupNCCL is only supported with GPUs, no GPUs found!"), std::string::npos) << nccl;
+    EXPECT_FALSE(dist::is_initialized());
+    std::remove(path.c_str());
+  }
   EXPECT_NE(error_of([] { dist::init_process_group("mpi"); }).find("doesn't have MPI built in"), std::string::npos);
   EXPECT_NE(error_of<ValueError>([] { dist::init_process_group("foo"); }).find("Invalid backend: 'foo'"),
             std::string::npos);
-  EXPECT_FALSE(dist::is_nccl_available());
   EXPECT_TRUE(dist::is_gloo_available());
   EXPECT_FALSE(dist::is_initialized());
 }
