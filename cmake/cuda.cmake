@@ -50,7 +50,7 @@ target_compile_options(ctorch_cuda_kernels PRIVATE
   $<$<COMPILE_LANGUAGE:CUDA>:--expt-relaxed-constexpr --diag-suppress=186 -Xcompiler=-Wall,-Wno-unused-parameter,-Werror=switch>)
 
 target_sources(ctorch PRIVATE ${CTORCH_CUDA_HOST_SOURCES} $<TARGET_OBJECTS:ctorch_cuda_kernels>)
-target_link_libraries(ctorch PRIVATE CUDA::cudart CUDA::cublas)
+target_link_libraries(ctorch PRIVATE CUDA::cudart CUDA::cublas CUDA::nvrtc)  # nvrtc: the jiterator (backends/cuda/jit.cpp)
 # ctorch was created before enable_language(CUDA), so CMAKE_CUDA_ARCHITECTURES did not initialize it.
 set_target_properties(ctorch PROPERTIES CUDA_RUNTIME_LIBRARY None CUDA_ARCHITECTURES "${CTORCH_CUDA_ARCHITECTURES}")
 set_property(TARGET ctorch APPEND PROPERTY INSTALL_RPATH "${CUDAToolkit_LIBRARY_DIR}")
