@@ -61,7 +61,7 @@ if(CTORCH_NCCL_LIBRARY AND CTORCH_NCCL_INCLUDE)
 else()
   message(STATUS "ctorch: NCCL not found next to the CUDA toolkit; torch.distributed has no nccl backend")
 endif()
-target_link_libraries(ctorch PRIVATE CUDA::cudart CUDA::cublas)
+target_link_libraries(ctorch PRIVATE CUDA::cudart CUDA::cublas CUDA::nvrtc)  # nvrtc: the jiterator (backends/cuda/jit.cpp)
 # ctorch was created before enable_language(CUDA), so CMAKE_CUDA_ARCHITECTURES did not initialize it.
 set_target_properties(ctorch PROPERTIES CUDA_RUNTIME_LIBRARY None CUDA_ARCHITECTURES "${CTORCH_CUDA_ARCHITECTURES}")
 set_property(TARGET ctorch APPEND PROPERTY INSTALL_RPATH "${CUDAToolkit_LIBRARY_DIR}")

@@ -25,6 +25,8 @@ class NotImplementedError : public Error { using Error::Error; };
 class OutOfMemoryError : public Error { using Error::Error; };
 /// A device is unusable: missing, lost, or built without support.
 class DeviceError : public Error { using Error::Error; };
+/// A jiterator code string failed to compile; what() carries the compiler's diagnostics.
+class JitCompileError : public Error { using Error::Error; };
 
 namespace detail {
 

@@ -15,6 +15,7 @@
 //   bernoulli_tensor<T, P>(plan, data, seed, offset, stream)
 //   index_elementwise(plan, data, f, sequential, name, stream)   f(indexed, dense) per element of an
 //                                                IndexPlan; sequential: one thread in plan order
+//   jit_compile(spec, device), jit(kernel, plan, data, extra, nextra, stream)   the two jiterator slots
 //
 // Note [cpu and gpu arithmetic]
 // Where PyTorch's cpu and CUDA kernels round differently, the table follows the launcher's device:
@@ -529,6 +530,8 @@ const ops::KernelTable& make_kernel_table() {
       .random = K::random,
       .index_gather = K::index_gather,
       .index_scatter = K::index_scatter,
+      .jit_compile = L::jit_compile,
+      .jit = L::jit,
   };
   return table;
 }

@@ -13,16 +13,21 @@ namespace ctorch::kernels {
 inline constexpr int kMaxDims = 16;
 /// Operands of one elementwise op (output included).
 inline constexpr int kMaxOperands = 4;
+/// Operands of one jiterator kernel (up to 8 outputs and 8 inputs).
+inline constexpr int kMaxJitOperands = 16;
 
-/// Shape and per-operand byte strides of an elementwise op.
-struct ElementwisePlan {
+/// Shape and per-operand byte strides of an elementwise op of at most MaxOperands operands.
+template <int MaxOperands>
+struct BasicElementwisePlan {
+  /// The most operands this plan holds.
+  static constexpr int kCapacity = MaxOperands;
   int ndim = 0;
   int noperands = 0;
   int64_t numel = 0;
   // Only the first ndim dims and noperands operands are meaningful (left uninitialized beyond).
   int64_t shape[kMaxDims];
-  int64_t strides[kMaxOperands][kMaxDims];
-  int64_t element_size[kMaxOperands];
+  int64_t strides[MaxOperands][kMaxDims];
+  int64_t element_size[MaxOperands];
 
   /// True when every operand is dense over one flat dim (or the op has one element).
   CTORCH_HD bool is_contiguous() const {
@@ -45,5 +50,10 @@ struct ElementwisePlan {
     }
   }
 };
+
+/// The plan of the built-in elementwise ops.
+using ElementwisePlan = BasicElementwisePlan<kMaxOperands>;
+/// The plan of a jiterator kernel: outputs first, then inputs.
+using JitPlan = BasicElementwisePlan<kMaxJitOperands>;
 
 }  // namespace ctorch::kernels

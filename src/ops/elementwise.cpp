@@ -1,6 +1,7 @@
 #include "ops/elementwise.h"
 
 #include <algorithm>
+#include <span>
 
 #include "core/scalar_convert.h"
 #include "core/wrap_dim.h"
@@ -19,6 +20,10 @@ using kernels::UnaryOp;
 int64_t wrap_dim(int64_t dim, int64_t ndim) { return detail::wrap_dim(dim, ndim); }
 
 Device common_device(std::initializer_list<const Tensor*> tensors) {
+  return common_device(std::span<const Tensor* const>(tensors.begin(), tensors.size()));
+}
+
+Device common_device(std::span<const Tensor* const> tensors) {
   const Tensor* first = nullptr;
   for (const Tensor* t : tensors) {
     if (!first) {
@@ -37,11 +42,11 @@ Device common_device(std::initializer_list<const Tensor*> tensors) {
 namespace {
 
 Tensor empty_output_reordered(IntArrayRef shape, const TensorOptions& options,
-                              std::initializer_list<const Tensor*> inputs);
+                              std::span<const Tensor* const> inputs);
 
 // empty_output for operands that are not all contiguous with the output's shape.
 [[gnu::noinline]] Tensor empty_output_strided(IntArrayRef shape, const TensorOptions& options,
-                                              std::initializer_list<const Tensor*> inputs) {
+                                              std::span<const Tensor* const> inputs) {
   // TensorIterator's second fast setup: operands all of the output's shape with the same dense
   // strides give an output with those strides.
   bool same = true;
@@ -68,7 +73,8 @@ bool has_row_major_strides(const Tensor& t) {
 Tensor empty_output_beside_scalar(IntArrayRef shape, const TensorOptions& options, const Tensor& t) {
   // Row-major strides with elements reorder to themselves: skip the general rule.
   const bool row_major = t.numel() > 0 && t.sizes() == shape && has_row_major_strides(t);
-  return row_major ? empty(shape, options) : empty_output_reordered(shape, options, {&t});
+  const Tensor* const inputs[] = {&t};
+  return row_major ? empty(shape, options) : empty_output_reordered(shape, options, inputs);
 }
 
 namespace {
@@ -77,7 +83,7 @@ namespace {
 // strides (the first input with a non-broadcast, unequal pair decides), then lay the output out
 // densely in that order. Broadcast dims have stride 0 and never decide.
 Tensor empty_output_reordered(IntArrayRef shape, const TensorOptions& options,
-                              std::initializer_list<const Tensor*> inputs) {
+                              std::span<const Tensor* const> inputs) {
   const int64_t n = static_cast<int64_t>(shape.size());
   CTORCH_CHECK_NOT_IMPLEMENTED(n <= 64, "elementwise ops support at most 64 dims, got ", n);
   auto stride_of = [&](const Tensor* t, int64_t d) -> int64_t {
@@ -124,7 +130,7 @@ Tensor empty_output_reordered(IntArrayRef shape, const TensorOptions& options,
 
 }  // namespace
 
-Tensor empty_output(IntArrayRef shape, const TensorOptions& options, std::initializer_list<const Tensor*> inputs) {
+Tensor empty_output(IntArrayRef shape, const TensorOptions& options, std::span<const Tensor* const> inputs) {
   // TensorIterator's first fast setup: all operands contiguous with the output's shape.
   for (const Tensor* t : inputs) {
     if (!t->is_contiguous() || t->sizes() != shape) return empty_output_strided(shape, options, inputs);
@@ -132,31 +138,31 @@ Tensor empty_output(IntArrayRef shape, const TensorOptions& options, std::initia
   return empty(shape, options);
 }
 
-ElementwisePlan make_plan(const Tensor& out, std::initializer_list<const Tensor*> inputs) {
-  ElementwisePlan p;
-  p.noperands = 1 + static_cast<int>(inputs.size());
+Tensor empty_output(IntArrayRef shape, const TensorOptions& options, std::initializer_list<const Tensor*> inputs) {
+  return empty_output(shape, options, std::span<const Tensor* const>(inputs.begin(), inputs.size()));
+}
+
+namespace {
+
+// The plan of ops[0] (an output) written from ops[1..n), each broadcast to ops[0]'s shape.
+template <class Plan>
+Plan plan_of(const Tensor* const* ops, int n_ops) {
+  const Tensor& out = *ops[0];
+  Plan p;
+  p.noperands = n_ops;
   p.numel = out.numel();
   // Fast path: every operand contiguous with out's shape is one flat dim.
   bool flat = out.is_contiguous();
-  for (const Tensor* t : inputs) flat = flat && t->is_contiguous() && t->sizes() == out.sizes();
+  for (int k = 1; k < n_ops; ++k) flat = flat && ops[k]->is_contiguous() && ops[k]->sizes() == out.sizes();
   if (flat) {
     p.ndim = 1;
     p.shape[0] = p.numel;
-    p.strides[0][0] = p.element_size[0] = out.element_size();
-    int j = 1;
-    for (const Tensor* t : inputs) {
-      p.strides[j][0] = p.element_size[j] = t->element_size();
-      ++j;
-    }
+    for (int k = 0; k < n_ops; ++k) p.strides[k][0] = p.element_size[k] = ops[k]->element_size();
     return p;
   }
   const int64_t n = out.dim();
-  const Tensor* ops[kernels::kMaxOperands];
-  ops[0] = &out;
-  int k = 1;
-  for (const Tensor* t : inputs) ops[k++] = t;
+  int k = 0;
   for (k = 0; k < p.noperands; ++k) p.element_size[k] = ops[k]->element_size();
-
   // Walk out's dims fastest-first (in the order of out's strides, so a permuted output is written
   // in memory order), skipping size-1 dims and merging a dim into the previous one when every
   // operand steps through both as through one (stride = size * inner stride).
@@ -176,7 +182,7 @@ ElementwisePlan make_plan(const Tensor& out, std::initializer_list<const Tensor*
     }
   }
   int nd = 0;
-  int64_t st[kernels::kMaxOperands];
+  int64_t st[Plan::kCapacity];
   for (int64_t o = 0; o < nonunit; ++o) {
     const int64_t i = order[o];
     const int64_t size = out.sizes()[i];
@@ -199,6 +205,21 @@ ElementwisePlan make_plan(const Tensor& out, std::initializer_list<const Tensor*
   }
   p.ndim = nd;
   return p;
+}
+
+}  // namespace
+
+ElementwisePlan make_plan(const Tensor& out, std::initializer_list<const Tensor*> inputs) {
+  const Tensor* ops[kernels::kMaxOperands];
+  ops[0] = &out;
+  int k = 1;
+  for (const Tensor* t : inputs) ops[k++] = t;
+  return plan_of<ElementwisePlan>(ops, k);
+}
+
+kernels::JitPlan make_jit_plan(const Tensor* const* operands, int n_operands) {
+  CTORCH_INTERNAL_ASSERT(n_operands >= 1 && n_operands <= kernels::kMaxJitOperands);
+  return plan_of<kernels::JitPlan>(operands, n_operands);
 }
 
 void plan_data(char** data, const Tensor& out, std::initializer_list<const Tensor*> inputs) {

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <initializer_list>
+#include <span>
 
 #include "ctorch/tensor.h"
 #include "kernels/elementwise_plan.h"
@@ -15,12 +16,21 @@ namespace ctorch::ops {
 int64_t wrap_dim(int64_t dim, int64_t ndim);
 /// The device all `tensors` share; throws PyTorch's "Expected all tensors to be on the same device".
 Device common_device(std::initializer_list<const Tensor*> tensors);
+/// common_device for a run-time number of tensors.
+Device common_device(std::span<const Tensor* const> tensors);
 /// A new output of `shape` for an elementwise op on `inputs`, laid out as TensorIterator lays it
 /// out: contiguous for contiguous inputs, else following the inputs' dim order (x.t() + 1 is
 /// transposed too).
 Tensor empty_output(IntArrayRef shape, const TensorOptions& options, std::initializer_list<const Tensor*> inputs);
+/// empty_output for a run-time number of inputs.
+Tensor empty_output(IntArrayRef shape, const TensorOptions& options, std::span<const Tensor* const> inputs);
+/// torch.result_type of `tensors` (TensorIterator's common dtype; 0-dim tensors as a lower category).
+ScalarType common_dtype(std::span<const Tensor* const> tensors);
 /// Plan for writing `out` from `inputs`, each broadcast to out's shape.
 kernels::ElementwisePlan make_plan(const Tensor& out, std::initializer_list<const Tensor*> inputs);
+/// Plan of a jiterator kernel over `operands` (outputs first, all of the first one's shape, then
+/// inputs broadcast to it), at most kernels::kMaxJitOperands.
+kernels::JitPlan make_jit_plan(const Tensor* const* operands, int n_operands);
 /// Data pointers in plan order (out first).
 void plan_data(char** data, const Tensor& out, std::initializer_list<const Tensor*> inputs);
 

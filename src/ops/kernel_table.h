@@ -4,6 +4,8 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
+#include <vector>
 
 #include "ctorch/device.h"
 #include "ctorch/dtype.h"
@@ -27,6 +29,33 @@ struct OpArgs {
   Scalar scalar = 0;    // the scalar operand of a binary op with ScalarOperand != None
   Scalar lo = 0;        // Clamp lower bound
   Scalar hi = 0;        // Clamp upper bound
+};
+
+/// What a backend compiles for a jiterator kernel (Note [Jiterator] in src/jiterator/jiterator.cpp).
+struct JitSpec {
+  std::string code;                // the user's code string, verbatim
+  std::string name;                // its entry function
+  int ninputs = 0;                 // tensors read, 1..8
+  int noutputs = 1;                // tensors written, 1..8 (data[0..noutputs) of the plan)
+  ScalarType dtype = kFloat;       // every operand's storage dtype (never float16/bfloat16)
+  std::vector<ScalarType> extra;   // extra scalar arguments: kInt64, kDouble or kBool each
+  bool return_by_ref = false;      // outputs through reference parameters, not the return value
+};
+
+/// One extra scalar argument of a jiterator launch, read as spec.extra[i] says.
+union JitValue {
+  int64_t i;
+  double d;
+  bool b;
+};
+
+/// A compiled jiterator kernel, owned by the backend that compiled it (kept for the process).
+struct JitKernel {
+  /// cpu and emulated: runs elements [begin, end) of a plan (the generated `ctorch_jit_run`).
+  void (*host)(const int64_t* shape, const int64_t* strides, int ndim, char* const* data,
+               const JitValue* extra, int64_t begin, int64_t end) = nullptr;
+  /// real CUDA: the CUfunction of the generated __global__ kernel.
+  void* function = nullptr;
 };
 
 /// Kernels of one backend. `data[0]` is the output; plans are built by ops/elementwise.
@@ -71,6 +100,12 @@ struct KernelTable {
   /// plan order, so the result is deterministic); both in `dtype`.
   void (*index_scatter)(ScalarType dtype, bool accumulate, const Scalar& alpha, const kernels::IndexPlan& plan,
                         char* const* data, Stream stream);
+  /// The backend's kernel for `spec` (compiled for `device` at the first request, then cached);
+  /// throws JitCompileError with the compiler's diagnostics.
+  const JitKernel* (*jit_compile)(const JitSpec& spec, Device device);
+  /// Runs `kernel` over plan (outputs data[0..noutputs), then inputs) with `extra` arguments.
+  void (*jit)(const JitKernel& kernel, const kernels::JitPlan& plan, char* const* data, const JitValue* extra,
+              int nextra, Stream stream);
 };
 
 }  // namespace ctorch::ops

@@ -168,6 +168,16 @@ template <class Operands>
   });
 }
 
+/// The jiterator kernel `kernel` named `name` over plan on `device` (KernelTable::jit).
+template <class Operands>
+[[gnu::always_inline]] inline void launch_jit(const char* name, const JitKernel& kernel, const kernels::JitPlan& plan,
+                                              char* const* data, const JitValue* extra, int nextra, Device device,
+                                              Operands&& operands) {
+  launch_observed(OpFamily::Jit, name, device, operands, [&](const KernelTable& table, Stream stream) {
+    table.jit(kernel, plan, data, extra, nextra, stream);
+  });
+}
+
 /// Runs `run()` on the calling thread as one cpu call of `family` named `name`, seen by the observers:
 /// the funnel of ops whose cpu path is a host loop outside the kernel table (cpu random sampling).
 template <class Operands, class Run>

@@ -1,5 +1,8 @@
 // torch.result_type and broadcasting (aten/src/ATen/native/TypeProperties.cpp, ExpandUtils.cpp).
 #include <optional>
+#include <span>
+
+#include "ops/elementwise.h"
 
 #include "ctorch/ops.h"
 
@@ -62,6 +65,16 @@ ScalarType result_type(const Scalar& a, const Scalar& b) {
   update(s, b);
   return finish(s);
 }
+
+namespace ops {
+
+ScalarType common_dtype(std::span<const Tensor* const> tensors) {
+  ResultTypeState s;
+  for (const Tensor* t : tensors) update(s, *t);
+  return finish(s);
+}
+
+}  // namespace ops
 
 DimVector broadcast_shapes(IntArrayRef a, IntArrayRef b) {
   if (a == b) return DimVector(a);

@@ -13,7 +13,7 @@ namespace {
 // Names follow the emulated launchers: the op's name for unary and binary ops, else the family.
 const char* task_name(const ops::OpCall& call) noexcept {
   const bool named = call.family == ops::OpFamily::Unary || call.family == ops::OpFamily::Binary ||
-                     call.family == ops::OpFamily::Index;
+                     call.family == ops::OpFamily::Index || call.family == ops::OpFamily::Jit;
   return named ? call.name : ops::op_family_name(call.family);
 }
 

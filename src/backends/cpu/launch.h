@@ -12,6 +12,7 @@
 #include <atomic>
 
 #include "backends/cpu/blas.h"
+#include "backends/cpu/jit.h"
 #include "backends/cpu/parallel.h"
 #include "backends/kernel_table.h"
 #include "ctorch/error.h"
@@ -190,6 +191,16 @@ struct CpuLauncher {
     parallel_for(0, plan.numel, kElementwiseGrain, [&](int64_t b, int64_t e) {
       for (int64_t i = b; i < e; ++i) kernels::index_element(plan, data, i, f);
     });
+  }
+
+  /// A jiterator kernel compiled by the system compiler (jit.h).
+  static const ops::JitKernel* jit_compile(const ops::JitSpec& spec, Device) { return host_jit_compile(spec); }
+
+  /// A jiterator kernel over the plan, chunked over the pool.
+  static void jit(const ops::JitKernel& kernel, const kernels::JitPlan& plan, char* const* data,
+                  const ops::JitValue* extra, int, Stream) {
+    parallel_for(0, plan.numel, kElementwiseGrain,
+                 [&](int64_t b, int64_t e) { run_host_jit(kernel, plan, data, extra, b, e); });
   }
 
  private:

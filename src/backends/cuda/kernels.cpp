@@ -3,6 +3,8 @@
 // runtime marks itself with impl::set_tasks_timed_by_events.
 #include "backends/cuda/kernels.h"
 
+#include "backends/cuda/jit.h"
+
 namespace ctorch::backends::cuda {
 
 const ops::KernelTable& kernels() {
@@ -18,6 +20,8 @@ const ops::KernelTable& kernels() {
       .random = random,
       .index_gather = index_gather,
       .index_scatter = index_scatter,
+      .jit_compile = jit_compile,
+      .jit = jit,
   };
   return table;
 }

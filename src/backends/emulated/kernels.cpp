@@ -1,8 +1,10 @@
 // The emulated backend's kernel table: the shared table (backends/kernel_table.h) over
 // EmulatedLauncher, plus the launcher's pointer checks and its GEMM.
+#include <memory>
 #include <vector>
 
 #include "backends/cpu/blas.h"
+#include "backends/cpu/jit.h"
 #include "backends/emulated/launch.h"
 #include "backends/emulated/runtime.h"
 #include "backends/kernel_table.h"
@@ -16,7 +18,8 @@ using kernels::ElementwisePlan;
 namespace {
 
 // Bytes an operand's view spans from its base pointer (strides are never negative).
-int64_t operand_extent(const ElementwisePlan& plan, int k) {
+template <class Plan>
+int64_t operand_extent(const Plan& plan, int k) {
   if (plan.numel == 0) return 0;
   int64_t extent = plan.element_size[k];
   for (int d = 0; d < plan.ndim; ++d) extent += (plan.shape[d] - 1) * plan.strides[k][d];
@@ -113,6 +116,32 @@ void EmulatedLauncher::gemm(ScalarType dtype, const kernels::GemmGeometry& g, co
   }
   // cuBLAS's order is not public: the cpu product stands in (Note [Emulated grid walk]).
   instance().enqueue(s, [=] { cpu::gemm(dtype, g, alpha, ha, hb, beta, hc); }, "gemm");
+}
+
+void EmulatedLauncher::jit(const ops::JitKernel& kernel, const kernels::JitPlan& plan, char* const* data,
+                           const ops::JitValue* extra, int nextra, Stream s) {
+  if (plan.numel <= 0) return;
+  struct Task {
+    kernels::JitPlan plan;
+    char* host[kernels::kMaxJitOperands];
+    std::vector<ops::JitValue> extra;
+  };
+  auto task = std::make_shared<Task>();
+  task->plan = plan;
+  for (int k = 0; k < plan.noperands; ++k) {
+    task->host[k] = static_cast<char*>(
+        instance().translate(data[k], static_cast<size_t>(operand_extent(plan, k)), s.device().index()));
+  }
+  task->extra.assign(extra, extra + nextra);
+  const ops::JitKernel* fn = &kernel;
+  instance().enqueue(
+      s,
+      [task, fn] {
+        cpu::parallel_for(0, task->plan.numel, cpu::kElementwiseGrain, [&](int64_t b, int64_t e) {
+          cpu::run_host_jit(*fn, task->plan, task->host, task->extra.data(), b, e);
+        });
+      },
+      "jiterator");
 }
 
 /// The emulated backend's kernel table.

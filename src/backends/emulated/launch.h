@@ -172,6 +172,14 @@ struct EmulatedLauncher {
         "random");
   }
 
+  /// A jiterator kernel: the host build of the code string (cpu/jit.h), as on cpu devices.
+  static const ops::JitKernel* jit_compile(const ops::JitSpec& spec, Device) { return cpu::host_jit_compile(spec); }
+
+  /// A jiterator kernel over the plan on the stream's worker (elements are independent: chunked
+  /// over the intra-op pool like the grid walk's rounds).
+  static void jit(const ops::JitKernel& kernel, const kernels::JitPlan& plan, char* const* data,
+                  const ops::JitValue* extra, int nextra, Stream s);
+
  private:
   // Host pointers of a reduction's values (0), input (1) and indices (2) outputs; null stays null.
   static void translate_reduce(const kernels::ReducePlan& plan, char* const* data, size_t in_size,
