@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "backends/emulated/activity.h"
 #include "backends/emulated/ipc_event.h"
 #include "backends/emulated/memory.h"
 #include "backends/emulated/runtime.h"
@@ -32,7 +33,8 @@ struct DeviceState {
   std::unique_ptr<VirtualSpace> vspace;  // reservations (impl::VirtualMemory); destroyed before arena
   std::unique_ptr<StreamOrderedPool> pool;  // impl::StreamOrderedMemory; destroyed before arena
   std::vector<char> peer;  // peer[j]: this device may access memory of device j
-  WorkerOptions worker_options;
+  WorkerOptions worker_options;  // .activity points at `activity`
+  DeviceActivity activity;       // busy meters (Note [Emulated device activity])
 
   std::mutex create_mu;  // guards creation of workers
   std::array<std::atomic<StreamWorker*>, kSlots> workers{};  // created lazily, owned
