@@ -15,6 +15,7 @@
 #include "ctorch/cuda_random.h"
 #include "ctorch/cuda_sanitizer.h"
 #include "ctorch/cuda_stream.h"
+#include "ctorch/cuda_telemetry.h"
 #include "ctorch/cuda_trace.h"
 #include "ctorch/data.h"
 #include "ctorch/data_distributed.h"

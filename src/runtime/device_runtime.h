@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "ctorch/device.h"
 #include "ctorch/stream.h"
@@ -180,6 +181,50 @@ class EventIpc {
 
 /// The EventIpc interface of `runtime`, or null when it has none.
 inline EventIpc* event_ipc(DeviceRuntime& runtime) { return dynamic_cast<EventIpc*>(&runtime); }
+
+/// One reading of a device's activity and sensors, in NVML's units (docs/telemetry.md).
+struct TelemetrySample {
+  unsigned utilization = 0;   // % of the last sample period in which one or more kernels ran
+  unsigned memory_usage = 0;  // % of the last sample period in which device memory was read or written
+  unsigned temperature = 0;   // GPU die temperature, degrees C
+  unsigned power_draw = 0;    // milliwatts
+  unsigned power_limit = 0;   // milliwatts (the power cap)
+  unsigned clock_rate = 0;    // SM clock, MHz
+};
+
+/// A process holding memory on a device.
+struct DeviceProcess {
+  int64_t pid = 0;
+  uint64_t used_bytes = 0;
+};
+
+/// Optional interface of runtimes that report device telemetry themselves (the emulated runtime's
+/// model). Runtimes without it (real CUDA) are read through NVML by the frontend.
+class DeviceTelemetry {
+ public:
+  virtual ~DeviceTelemetry() = default;
+  /// A reading of device `index`; throws for an invalid index.
+  virtual TelemetrySample telemetry(DeviceIndex index) = 0;
+  /// The processes holding memory on device `index` (those the runtime can see).
+  virtual std::vector<DeviceProcess> device_processes(DeviceIndex index) = 0;
+  /// The driver version line nvidia-smi prints ("ctorch 0.1.0 (emulated)").
+  virtual std::string driver_version() = 0;
+};
+
+/// The DeviceTelemetry interface of `runtime`, or null when it has none.
+inline DeviceTelemetry* device_telemetry(DeviceRuntime& runtime) { return dynamic_cast<DeviceTelemetry*>(&runtime); }
+
+/// Optional interface of runtimes with BLAS library handles (torch.cuda.current_blas_handle).
+class BlasHandles {
+ public:
+  virtual ~BlasHandles() = default;
+  /// The calling thread's BLAS handle for device `index`, bound to stream `s` (the cublasHandle_t
+  /// the backend's matmul uses; an opaque stable token on emulated devices). Never null.
+  virtual void* blas_handle(DeviceIndex index, Stream s) = 0;
+};
+
+/// The BlasHandles interface of `runtime`, or null when it has none.
+inline BlasHandles* blas_handles(DeviceRuntime& runtime) { return dynamic_cast<BlasHandles*>(&runtime); }
 
 /// Usage attributes of a device's stream-ordered memory pool, in bytes (cudaMemPoolAttr*).
 struct PoolAttributes {

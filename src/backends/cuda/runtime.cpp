@@ -152,6 +152,7 @@ class CudaRuntime final : public impl::DeviceRuntime,
                           public impl::PeerAccess,
                           public impl::NativeStreams,
                           public impl::EventIpc,
+                          public impl::BlasHandles,
                           public CudaVirtualMemory,
                           public CudaStreamOrderedMemory {
  public:
@@ -340,6 +341,12 @@ class CudaRuntime final : public impl::DeviceRuntime,
     ScopedDevice guard(index);
     CTORCH_CUDA_CHECK(cudaIpcOpenEventHandle(&e->event, h));
     return e.release();
+  }
+
+  // BLAS handles
+  void* blas_handle(DeviceIndex index, Stream s) override {
+    check_index(index);
+    return cuda::blas_handle(s);
   }
 
   // memory
