@@ -226,6 +226,29 @@ class BlasHandles {
 /// The BlasHandles interface of `runtime`, or null when it has none.
 inline BlasHandles* blas_handles(DeviceRuntime& runtime) { return dynamic_cast<BlasHandles*>(&runtime); }
 
+/// Bytes of an interprocess memory handle (sizeof(cudaIpcMemHandle_t)).
+inline constexpr size_t kIpcMemHandleSize = 64;
+/// The bytes of an interprocess memory handle, opaque outside the runtime that made them.
+using IpcMemBytes = std::array<char, kIpcMemHandleSize>;
+
+/// Optional interface of runtimes whose device memory can be shared between processes
+/// (cudaIpcGetMemHandle / cudaIpcOpenMemHandle / cudaIpcCloseMemHandle).
+class MemoryIpc {
+ public:
+  virtual ~MemoryIpc() = default;
+  /// The handle of the raw allocation containing `ptr` (device `index`) and ptr's offset in it;
+  /// throws ValueError when `ptr` is not inside a live allocation of that device.
+  virtual std::pair<IpcMemBytes, size_t> ipc_mem_handle(DeviceIndex index, const void* ptr) = 0;
+  /// Maps the allocation `handle` names into device `index` of this process; returns its base.
+  /// Throws for a malformed handle, one from this process, or one naming no live allocation.
+  virtual void* open_ipc_mem_handle(DeviceIndex index, const IpcMemBytes& handle) = 0;
+  /// Unmaps a base returned by open_ipc_mem_handle (after the device's queued work); must not throw.
+  virtual void close_ipc_mem_handle(DeviceIndex index, void* base) noexcept = 0;
+};
+
+/// The MemoryIpc interface of `runtime`, or null when it has none.
+inline MemoryIpc* memory_ipc(DeviceRuntime& runtime) { return dynamic_cast<MemoryIpc*>(&runtime); }
+
 /// Usage attributes of a device's stream-ordered memory pool, in bytes (cudaMemPoolAttr*).
 struct PoolAttributes {
   uint64_t used_current = 0;      // handed out and not yet freed (UsedMemCurrent)

@@ -72,7 +72,8 @@ class EmulatedRuntime final : public impl::DeviceRuntime,
                               public impl::EventIpc,
                               public impl::StreamOrderedMemory,
                               public impl::DeviceTelemetry,
-                              public impl::BlasHandles {
+                              public impl::BlasHandles,
+                              public impl::MemoryIpc {
  public:
   /// A runtime with no devices (configure() adds them).
   EmulatedRuntime();
@@ -179,6 +180,13 @@ class EmulatedRuntime final : public impl::DeviceRuntime,
   // --- impl::BlasHandles (telemetry.cpp) ---
   /// A stable non-null token per (device, calling thread).
   void* blas_handle(DeviceIndex index, Stream s) override;
+  // --- impl::MemoryIpc (ipc_memory.cpp; Note [Emulated interprocess memory]) ---
+  /// The handle of the raw allocation containing `ptr`, and ptr's offset in it.
+  std::pair<impl::IpcMemBytes, size_t> ipc_mem_handle(DeviceIndex index, const void* ptr) override;
+  /// Maps another process's allocation as device memory of `index`.
+  void* open_ipc_mem_handle(DeviceIndex index, const impl::IpcMemBytes& handle) override;
+  /// Unmaps an opened allocation once the device's queued work has run.
+  void close_ipc_mem_handle(DeviceIndex index, void* base) noexcept override;
   /// Physical bytes backing device `index` (fresh, live, and quarantined freed memory).
   size_t committed_bytes(DeviceIndex index) const;
   /// Live raw allocations on device `index`.
