@@ -95,6 +95,12 @@ std::pair<int, int> get_device_capability(DeviceArg device = {});
 std::vector<std::string> get_arch_list();
 /// nvcc -gencode flags of this build ("-gencode compute=compute_80,code=sm_80").
 std::string get_gencode_flags();
+/// True when the current device supports bfloat16 (compute capability 8.0 or newer, as PyTorch 1.13 decides).
+bool is_bf16_supported();
+/// The calling thread's BLAS handle for the current device, bound to its current stream (the
+/// cublasHandle_t ctorch's matmul uses on real CUDA; a stable opaque token per device and thread on
+/// emulated devices). Never null.
+void* current_blas_handle();
 /// True when `device` can access memory of `peer_device`.
 bool can_device_access_peer(DeviceArg device, DeviceArg peer_device);
 /// (free, total) bytes of `device` (cudaMemGetInfo; -1 or nothing: the current device).

@@ -169,6 +169,16 @@ std::string get_gencode_flags() {
   return flags;
 }
 
+bool is_bf16_supported() { return get_device_properties(current_device()).major >= 8; }
+
+void* current_blas_handle() {
+  DeviceRuntime& r = runtime();
+  const DeviceIndex idx = static_cast<DeviceIndex>(r.current_device());
+  impl::BlasHandles* blas = impl::blas_handles(r);
+  CTORCH_CHECK(blas != nullptr, "current_blas_handle: this CUDA runtime has no BLAS handles");
+  return blas->blas_handle(idx, impl::current_stream(Device(DeviceType::CUDA, idx)));
+}
+
 bool can_device_access_peer(DeviceArg device, DeviceArg peer_device) {
   const int a = checked_index(device, "Invalid device id");
   const int b = checked_index(peer_device, "Invalid peer device id");

@@ -3,8 +3,6 @@
 // supports where PyTorch does, so the errors come in PyTorch's order.
 #include "ctorch/cuda_memory.h"
 
-#include <unistd.h>
-
 #include <atomic>
 #include <cstdio>
 
@@ -112,18 +110,6 @@ void caching_allocator_delete(void* ptr) {
 }
 
 std::string get_allocator_backend() { return mem::device_allocator_backend().name(); }
-
-std::string list_gpu_processes(DeviceArg device) {
-  const DeviceIndex idx = allocator_index(device);
-  std::string out = detail::str_cat("GPU:", static_cast<int>(idx));
-  // No NVML: the one process ctorch can see is this one, holding what its allocator reserved.
-  const int64_t reserved = mem::device_allocator_backend().reserved_bytes(idx);
-  if (reserved == 0) return out + "\nno processes are running";
-  char buf[96];
-  std::snprintf(buf, sizeof buf, "\nprocess %10d uses %12.3f MB GPU memory", static_cast<int>(::getpid()),
-                static_cast<double>(reserved) / (1024.0 * 1024.0));
-  return out + buf;
-}
 
 std::map<std::string, int64_t> host_memory_stats() {
   if (mem::CachingHostAllocator* a = mem::existing_host_caching_allocator()) {

@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "ctorch/device.h"
 #include "ctorch/stream.h"
@@ -180,6 +181,73 @@ class EventIpc {
 
 /// The EventIpc interface of `runtime`, or null when it has none.
 inline EventIpc* event_ipc(DeviceRuntime& runtime) { return dynamic_cast<EventIpc*>(&runtime); }
+
+/// One reading of a device's activity and sensors, in NVML's units (docs/telemetry.md).
+struct TelemetrySample {
+  unsigned utilization = 0;   // % of the last sample period in which one or more kernels ran
+  unsigned memory_usage = 0;  // % of the last sample period in which device memory was read or written
+  unsigned temperature = 0;   // GPU die temperature, degrees C
+  unsigned power_draw = 0;    // milliwatts
+  unsigned power_limit = 0;   // milliwatts (the power cap)
+  unsigned clock_rate = 0;    // SM clock, MHz
+};
+
+/// A process holding memory on a device.
+struct DeviceProcess {
+  int64_t pid = 0;
+  uint64_t used_bytes = 0;
+};
+
+/// Optional interface of runtimes that report device telemetry themselves (the emulated runtime's
+/// model). Runtimes without it (real CUDA) are read through NVML by the frontend.
+class DeviceTelemetry {
+ public:
+  virtual ~DeviceTelemetry() = default;
+  /// A reading of device `index`; throws for an invalid index.
+  virtual TelemetrySample telemetry(DeviceIndex index) = 0;
+  /// The processes holding memory on device `index` (those the runtime can see).
+  virtual std::vector<DeviceProcess> device_processes(DeviceIndex index) = 0;
+  /// The driver version line nvidia-smi prints ("ctorch 0.1.0 (emulated)").
+  virtual std::string driver_version() = 0;
+};
+
+/// The DeviceTelemetry interface of `runtime`, or null when it has none.
+inline DeviceTelemetry* device_telemetry(DeviceRuntime& runtime) { return dynamic_cast<DeviceTelemetry*>(&runtime); }
+
+/// Optional interface of runtimes with BLAS library handles (torch.cuda.current_blas_handle).
+class BlasHandles {
+ public:
+  virtual ~BlasHandles() = default;
+  /// The calling thread's BLAS handle for device `index`, bound to stream `s` (the cublasHandle_t
+  /// the backend's matmul uses; an opaque stable token on emulated devices). Never null.
+  virtual void* blas_handle(DeviceIndex index, Stream s) = 0;
+};
+
+/// The BlasHandles interface of `runtime`, or null when it has none.
+inline BlasHandles* blas_handles(DeviceRuntime& runtime) { return dynamic_cast<BlasHandles*>(&runtime); }
+
+/// Bytes of an interprocess memory handle (sizeof(cudaIpcMemHandle_t)).
+inline constexpr size_t kIpcMemHandleSize = 64;
+/// The bytes of an interprocess memory handle, opaque outside the runtime that made them.
+using IpcMemBytes = std::array<char, kIpcMemHandleSize>;
+
+/// Optional interface of runtimes whose device memory can be shared between processes
+/// (cudaIpcGetMemHandle / cudaIpcOpenMemHandle / cudaIpcCloseMemHandle).
+class MemoryIpc {
+ public:
+  virtual ~MemoryIpc() = default;
+  /// The handle of the raw allocation containing `ptr` (device `index`) and ptr's offset in it;
+  /// throws ValueError when `ptr` is not inside a live allocation of that device.
+  virtual std::pair<IpcMemBytes, size_t> ipc_mem_handle(DeviceIndex index, const void* ptr) = 0;
+  /// Maps the allocation `handle` names into device `index` of this process; returns its base.
+  /// Throws for a malformed handle, one from this process, or one naming no live allocation.
+  virtual void* open_ipc_mem_handle(DeviceIndex index, const IpcMemBytes& handle) = 0;
+  /// Unmaps a base returned by open_ipc_mem_handle (after the device's queued work); must not throw.
+  virtual void close_ipc_mem_handle(DeviceIndex index, void* base) noexcept = 0;
+};
+
+/// The MemoryIpc interface of `runtime`, or null when it has none.
+inline MemoryIpc* memory_ipc(DeviceRuntime& runtime) { return dynamic_cast<MemoryIpc*>(&runtime); }
 
 /// Usage attributes of a device's stream-ordered memory pool, in bytes (cudaMemPoolAttr*).
 struct PoolAttributes {

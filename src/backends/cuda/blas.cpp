@@ -137,4 +137,11 @@ void blas_gemm(ScalarType dtype, const kernels::GemmGeometry& g, const Scalar& a
   }
 }
 
+void* blas_handle(Stream s) {
+  const DeviceIndex device = s.device().index();
+  CTORCH_CHECK(device >= 0 && device < kMaxDevices, "[current_blas_handle] expected a cuda stream, but got ", s.device());
+  ScopedDevice guard(device);
+  return handle(device, native_stream(s));
+}
+
 }  // namespace ctorch::backends::cuda

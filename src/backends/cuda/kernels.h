@@ -50,6 +50,9 @@ void gemm(ScalarType dtype, bool trans_a, bool trans_b, int64_t m, int64_t n, in
 /// blas.cpp: cuBLAS for the floating dtypes, gemm_loop for the others and for k == 0 / alpha == 0.
 void blas_gemm(ScalarType dtype, const kernels::GemmGeometry& g, const Scalar& alpha, const void* a, const void* b,
                const Scalar& beta, void* c, Stream stream);
+/// blas.cpp: the calling thread's cuBLAS handle for `stream`'s device, bound to that stream
+/// (torch.cuda.current_blas_handle); created on first use.
+void* blas_handle(Stream stream);
 /// gemm_loop.cu: the loop GEMM (kernels/gemm_math.h) with one thread per output element.
 void gemm_loop(ScalarType dtype, const kernels::GemmGeometry& g, const Scalar& alpha, const void* a, const void* b,
                const Scalar& beta, void* c, Stream stream);

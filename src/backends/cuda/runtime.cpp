@@ -34,6 +34,8 @@
 #include <string>
 #include <utility>
 
+#include <cuda.h>
+#include <cudaTypedefs.h>
 #include <cuda_runtime_api.h>
 
 #include "backends/cuda/check.h"
@@ -148,10 +150,34 @@ CudaEvent* as_event(EventHandle e) {
   return static_cast<CudaEvent*>(e);
 }
 
+// The base and size of the allocation containing `ptr` (the driver's cuMemGetAddressRange, resolved
+// through the runtime so that libctorch does not link libcuda).
+cudaError_t cuda_mem_get_address_range(void** base, size_t* size, const void* ptr) {
+  static PFN_cuMemGetAddressRange_v3020 fn = [] {
+    void* p = nullptr;
+    cudaDriverEntryPointQueryResult status{};
+    if (cudaGetDriverEntryPointByVersion("cuMemGetAddressRange", &p, 3020, cudaEnableDefault, &status) !=
+            cudaSuccess ||
+        status != cudaDriverEntryPointSuccess) {
+      (void)cudaGetLastError();
+      return PFN_cuMemGetAddressRange_v3020{nullptr};
+    }
+    return reinterpret_cast<PFN_cuMemGetAddressRange_v3020>(p);
+  }();
+  if (!fn) return cudaErrorNotSupported;
+  CUdeviceptr b = 0;
+  const CUresult r = fn(&b, size, reinterpret_cast<CUdeviceptr>(ptr));
+  if (r != CUDA_SUCCESS) return cudaErrorInvalidValue;
+  *base = reinterpret_cast<void*>(b);
+  return cudaSuccess;
+}
+
 class CudaRuntime final : public impl::DeviceRuntime,
                           public impl::PeerAccess,
                           public impl::NativeStreams,
                           public impl::EventIpc,
+                          public impl::BlasHandles,
+                          public impl::MemoryIpc,
                           public CudaVirtualMemory,
                           public CudaStreamOrderedMemory {
  public:
@@ -340,6 +366,42 @@ class CudaRuntime final : public impl::DeviceRuntime,
     ScopedDevice guard(index);
     CTORCH_CUDA_CHECK(cudaIpcOpenEventHandle(&e->event, h));
     return e.release();
+  }
+
+  // BLAS handles
+  void* blas_handle(DeviceIndex index, Stream s) override {
+    check_index(index);
+    return cuda::blas_handle(s);
+  }
+
+  // interprocess memory
+  std::pair<impl::IpcMemBytes, size_t> ipc_mem_handle(DeviceIndex index, const void* ptr) override {
+    static_assert(sizeof(cudaIpcMemHandle_t) == impl::kIpcMemHandleSize);
+    check_index(index);
+    ScopedDevice guard(index);
+    void* base = nullptr;
+    size_t size = 0;
+    CTORCH_CUDA_CHECK(cuda_mem_get_address_range(&base, &size, ptr));
+    cudaIpcMemHandle_t h{};
+    CTORCH_CUDA_CHECK(cudaIpcGetMemHandle(&h, base));
+    impl::IpcMemBytes bytes;
+    std::memcpy(bytes.data(), &h, sizeof h);
+    return {bytes, static_cast<size_t>(static_cast<const char*>(ptr) - static_cast<const char*>(base))};
+  }
+
+  void* open_ipc_mem_handle(DeviceIndex index, const impl::IpcMemBytes& bytes) override {
+    check_index(index);
+    cudaIpcMemHandle_t h{};
+    std::memcpy(&h, bytes.data(), sizeof h);
+    ScopedDevice guard(index);
+    void* p = nullptr;
+    CTORCH_CUDA_CHECK(cudaIpcOpenMemHandle(&p, h, cudaIpcMemLazyEnablePeerAccess));
+    return p;
+  }
+
+  void close_ipc_mem_handle(DeviceIndex index, void* base) noexcept override {
+    ScopedDevice guard(index);
+    (void)cudaIpcCloseMemHandle(base);
   }
 
   // memory

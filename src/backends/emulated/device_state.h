@@ -9,7 +9,9 @@
 #include <string>
 #include <vector>
 
+#include "backends/emulated/activity.h"
 #include "backends/emulated/ipc_event.h"
+#include "backends/emulated/ipc_memory.h"
 #include "backends/emulated/memory.h"
 #include "backends/emulated/runtime.h"
 #include "backends/emulated/stream_ordered_memory.h"
@@ -31,8 +33,10 @@ struct DeviceState {
   std::unique_ptr<Arena> arena;
   std::unique_ptr<VirtualSpace> vspace;  // reservations (impl::VirtualMemory); destroyed before arena
   std::unique_ptr<StreamOrderedPool> pool;  // impl::StreamOrderedMemory; destroyed before arena
+  std::unique_ptr<IpcImports> imports = std::make_unique<IpcImports>();  // other processes' memory (impl::MemoryIpc)
   std::vector<char> peer;  // peer[j]: this device may access memory of device j
-  WorkerOptions worker_options;
+  WorkerOptions worker_options;  // .activity points at `activity`
+  DeviceActivity activity;       // busy meters (Note [Emulated device activity])
 
   std::mutex create_mu;  // guards creation of workers
   std::array<std::atomic<StreamWorker*>, kSlots> workers{};  // created lazily, owned
@@ -74,14 +78,17 @@ struct EmulatedEvent {
   std::shared_ptr<IpcEventMapping> ipc;  // Note [Emulated interprocess events]; set at creation
 };
 
-/// True when `p` lies in device memory of `dev`: its arena or one of its reservations.
+/// True when `p` lies in device memory of `dev`: its arena, one of its reservations, or an IPC import.
 inline bool device_contains(const DeviceState& dev, const void* p) noexcept {
-  return dev.arena->contains(p) || dev.vspace->contains(p);
+  return dev.arena->contains(p) || dev.vspace->contains(p) || dev.imports->contains(p);
 }
 
-/// Checks [p, p + bytes) against the live allocations (arena) or mapped pages (reservations) of `dev`.
+/// Checks [p, p + bytes) against the live allocations (arena), mapped pages (reservations) or IPC
+/// imports of `dev`.
 inline Lookup lookup_device_memory(const DeviceState& dev, const void* p, size_t bytes) {
-  return dev.arena->contains(p) ? dev.arena->lookup(p, bytes) : dev.vspace->lookup(p, bytes);
+  if (dev.arena->contains(p)) return dev.arena->lookup(p, bytes);
+  if (dev.imports->count() > 0 && dev.imports->contains(p)) return dev.imports->lookup(p, bytes);
+  return dev.vspace->lookup(p, bytes);
 }
 
 }  // namespace ctorch::backends::emulated

@@ -7,6 +7,7 @@
 #include <cinttypes>
 #include <cstdio>
 #include <cstring>
+#include <random>
 #include <fcntl.h>
 #include <linux/falloc.h>
 #include <sys/mman.h>
@@ -34,7 +35,10 @@ size_t round_down(size_t n, size_t m) { return n / m * m; }
 
 Arena::Arena(DeviceIndex index, size_t capacity) : index_(index) {
   capacity_ = round_up(capacity, page_size());
-  const std::string name = "ctorch-emulated-cuda:" + std::to_string(index);
+  nonce_ = (static_cast<uint64_t>(std::random_device{}()) << 32) ^ std::random_device{}();
+  char nonce_text[24];
+  std::snprintf(nonce_text, sizeof nonce_text, "%016" PRIx64, nonce_);
+  const std::string name = "ctorch-emulated-cuda:" + std::to_string(index) + "-" + nonce_text;
   fd_ = memfd_create(name.c_str(), MFD_CLOEXEC);
   CTORCH_CHECK(fd_ >= 0, "emulated cuda:", index, ": memfd_create failed: ", std::strerror(errno));
   auto fail = [&](const char* what) {
@@ -204,6 +208,19 @@ Lookup Arena::lookup(const void* p, size_t bytes) const {
   r.offset = offset;
   r.alias = alias_ + offset;
   return r;
+}
+
+bool Arena::allocation_of(const void* p, size_t* offset, size_t* requested) const {
+  if (!contains(p)) return false;
+  const size_t at = static_cast<size_t>(static_cast<const char*>(p) - base_);
+  std::lock_guard<std::mutex> lock(mu_);
+  auto it = live_.upper_bound(at);
+  if (it == live_.begin()) return false;
+  --it;
+  if (at - it->first >= it->second.requested) return false;
+  *offset = it->first;
+  *requested = it->second.requested;
+  return true;
 }
 
 size_t Arena::in_use() const {

@@ -90,6 +90,12 @@ class Arena {
   }
   /// Checks that [p, p + bytes) lies inside one live allocation.
   Lookup lookup(const void* p, size_t bytes) const;
+  /// The live allocation containing `p`: its arena offset and requested size; false when none.
+  bool allocation_of(const void* p, size_t* offset, size_t* requested) const;
+  /// The memfd behind the arena (interprocess handles name it; Note [Emulated interprocess memory]).
+  int fd() const noexcept { return fd_; }
+  /// A random number in the memfd's name, so that an interprocess handle names exactly this arena.
+  uint64_t nonce() const noexcept { return nonce_; }
   /// The read-write alias of arena offset `offset`.
   char* alias_at(size_t offset) const noexcept { return alias_ + offset; }
 
@@ -120,6 +126,7 @@ class Arena {
   const DeviceIndex index_;
   size_t capacity_ = 0;
   int fd_ = -1;
+  uint64_t nonce_ = 0;
   char* base_ = nullptr;   // PROT_NONE mapping: device addresses
   char* alias_ = nullptr;  // read-write mapping of the same memfd
 

@@ -128,7 +128,8 @@ std::unique_ptr<Topology> build_topology(const cuda::EmulationConfig& config) {
     dev->props.total_memory = dev->arena->capacity();
     dev->peer.assign(count, 0);
     for (int j = 0; j < count; ++j) dev->peer[j] = may_access(physical, visible[j]) ? 1 : 0;
-    dev->worker_options = WorkerOptions{config.reorder, config.seed * 1000003 + static_cast<uint64_t>(physical)};
+    dev->worker_options = WorkerOptions{config.reorder, config.seed * 1000003 + static_cast<uint64_t>(physical),
+                                        &dev->activity};
     topo->devices.push_back(std::move(dev));
   }
   return topo;
@@ -340,6 +341,18 @@ void EmulatedRuntime::enqueue(Stream s, std::function<void()> task, const char* 
   enqueue_internal(s, std::move(task), site ? site : "(unknown site)", false, impl::TaskKind::Kernel);
 }
 
+namespace {
+// The busy meters a task counts toward (Note [Emulated device activity]).
+uint8_t activity_of(impl::TaskKind kind) {
+  switch (kind) {
+    case impl::TaskKind::Kernel: return kActivityCompute;
+    case impl::TaskKind::Copy: return kActivityMemory;
+    case impl::TaskKind::Memset: return kActivityCompute | kActivityMemory;
+    default: return kActivityNone;
+  }
+}
+}  // namespace
+
 uint64_t EmulatedRuntime::enqueue_internal(Stream s, std::function<void()> task, std::string site, bool always_run,
                                            impl::TaskKind kind) {
   CTORCH_CHECK(s.device().is_cuda(), "expected a cuda stream, got ", s);
@@ -347,7 +360,8 @@ uint64_t EmulatedRuntime::enqueue_internal(Stream s, std::function<void()> task,
   const int slot = slot_of(dev, s);
   StreamWorker& w = get_or_create(dev, slot);
   task = impl::observe_task(impl::TaskInfo{s, kind, site.c_str()}, std::move(task));
-  if (!is_legacy_slot(slot)) return w.enqueue(std::move(task), std::move(site), always_run);
+  const uint8_t activity = activity_of(kind);
+  if (!is_legacy_slot(slot)) return w.enqueue(std::move(task), std::move(site), always_run, activity);
   // Legacy default stream semantics (see Note [Emulated runtime]).
   std::lock_guard<std::mutex> lock(dev.legacy_mu);
   auto depend_on = [&](StreamWorker* other) {
@@ -364,7 +378,7 @@ uint64_t EmulatedRuntime::enqueue_internal(Stream s, std::function<void()> task,
   } else {
     depend_on(dev.workers[0].load(std::memory_order_acquire));
   }
-  return w.enqueue(std::move(task), std::move(site), always_run);
+  return w.enqueue(std::move(task), std::move(site), always_run, activity);
 }
 
 bool EmulatedRuntime::query_stream(Stream s) {

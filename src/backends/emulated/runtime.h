@@ -39,6 +39,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <string>
 #include <string_view>
 #include <unordered_set>
 #include <utility>
@@ -69,7 +70,10 @@ class EmulatedRuntime final : public impl::DeviceRuntime,
                               public impl::NativeStreams,
                               public impl::VirtualMemory,
                               public impl::EventIpc,
-                              public impl::StreamOrderedMemory {
+                              public impl::StreamOrderedMemory,
+                              public impl::DeviceTelemetry,
+                              public impl::BlasHandles,
+                              public impl::MemoryIpc {
  public:
   /// A runtime with no devices (configure() adds them).
   EmulatedRuntime();
@@ -166,6 +170,23 @@ class EmulatedRuntime final : public impl::DeviceRuntime,
   void trim_pool_to(DeviceIndex index, size_t bytes) override;
   /// The pool keeps up to `bytes` when the device is synchronized (default 0).
   void set_pool_release_threshold(DeviceIndex index, uint64_t bytes) override;
+  // --- impl::DeviceTelemetry (telemetry.cpp; Note [Emulated telemetry model]) ---
+  /// Utilization and memory usage from the device's busy meters; temperature and power modelled from them.
+  impl::TelemetrySample telemetry(DeviceIndex index) override;
+  /// This process, with the bytes it holds on the device, when it holds any.
+  std::vector<impl::DeviceProcess> device_processes(DeviceIndex index) override;
+  /// "ctorch <version> (emulated)".
+  std::string driver_version() override;
+  // --- impl::BlasHandles (telemetry.cpp) ---
+  /// A stable non-null token per (device, calling thread).
+  void* blas_handle(DeviceIndex index, Stream s) override;
+  // --- impl::MemoryIpc (ipc_memory.cpp; Note [Emulated interprocess memory]) ---
+  /// The handle of the raw allocation containing `ptr`, and ptr's offset in it.
+  std::pair<impl::IpcMemBytes, size_t> ipc_mem_handle(DeviceIndex index, const void* ptr) override;
+  /// Maps another process's allocation as device memory of `index`.
+  void* open_ipc_mem_handle(DeviceIndex index, const impl::IpcMemBytes& handle) override;
+  /// Unmaps an opened allocation once the device's queued work has run.
+  void close_ipc_mem_handle(DeviceIndex index, void* base) noexcept override;
   /// Physical bytes backing device `index` (fresh, live, and quarantined freed memory).
   size_t committed_bytes(DeviceIndex index) const;
   /// Live raw allocations on device `index`.

@@ -61,7 +61,7 @@ StreamWorker::~StreamWorker() {
 
 StreamWorker* StreamWorker::current() noexcept { return t_current_worker; }
 
-Ticket StreamWorker::enqueue(std::function<void()> fn, std::string site, bool always_run) {
+Ticket StreamWorker::enqueue(std::function<void()> fn, std::string site, bool always_run, uint8_t activity) {
   std::unique_lock<std::mutex> lock(mu_);
   if (stop_) {
     // After shutdown (process exit): run on the caller, in order, as a synchronous stream.
@@ -70,7 +70,7 @@ Ticket StreamWorker::enqueue(std::function<void()> fn, std::string site, bool al
     lock.lock();
     const bool skip = sticky_ticket_ != 0 && !always_run;
     lock.unlock();
-    Task task{std::move(fn), std::move(site), always_run};
+    Task task{std::move(fn), std::move(site), always_run, activity};
     std::string error;
     const bool ok = skip || run(task, &error);
     lock.lock();
@@ -78,7 +78,7 @@ Ticket StreamWorker::enqueue(std::function<void()> fn, std::string site, bool al
     finish_locked(ok, task.site, error);
     return submitted_;
   }
-  queue_.push_back(Task{std::move(fn), std::move(site), always_run});
+  queue_.push_back(Task{std::move(fn), std::move(site), always_run, activity});
   queued_mirror_.store(queue_.size(), std::memory_order_release);
   const Ticket ticket = ++submitted_;
   if (!started_) {
@@ -129,15 +129,19 @@ int StreamWorker::next_delay_us() {
 }
 
 bool StreamWorker::run(Task& task, std::string* error) {
+  DeviceActivity* meters = task.activity != kActivityNone ? options_.activity : nullptr;
+  if (meters) meters->begin(task.activity, steady_now_ns());
+  bool ok = false;
   try {
     task.fn();
-    return true;
+    ok = true;
   } catch (const std::exception& e) {
     *error = e.what();
   } catch (...) {
     *error = "unknown exception (not derived from std::exception)";
   }
-  return false;
+  if (meters) meters->end(task.activity, steady_now_ns());
+  return ok;
 }
 
 void StreamWorker::finish_locked(bool ok, const std::string& site, const std::string& error) {

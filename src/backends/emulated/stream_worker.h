@@ -17,6 +17,8 @@
 #include <string>
 #include <thread>
 
+#include "backends/emulated/activity.h"
+
 namespace ctorch::backends::emulated {
 
 /// Position of a task in its worker's queue; tickets start at 1, 0 means "no task".
@@ -26,6 +28,7 @@ using Ticket = uint64_t;
 struct WorkerOptions {
   bool reorder = false;  // sleep 0-2 ms (random) before each task
   uint64_t seed = 0;     // seed of those sleeps
+  DeviceActivity* activity = nullptr;  // the device's busy meters (Note [Emulated device activity])
 };
 
 /// A thread with a FIFO queue of tasks (see the file comment).
@@ -39,7 +42,9 @@ class StreamWorker {
   StreamWorker& operator=(const StreamWorker&) = delete;
 
   /// Appends `fn`; returns its ticket. `always_run` tasks also run once the worker is sticky.
-  Ticket enqueue(std::function<void()> fn, std::string site, bool always_run = false);
+  /// `activity` (ActivityKind bits) says which busy meters its run time counts toward.
+  Ticket enqueue(std::function<void()> fn, std::string site, bool always_run = false,
+                 uint8_t activity = kActivityNone);
   /// Ticket of the last task enqueued (0 before any).
   Ticket submitted() const;
   /// True when task `t` (and every task before it) has finished or been skipped.
@@ -66,6 +71,7 @@ class StreamWorker {
     std::function<void()> fn;
     std::string site;
     bool always_run;
+    uint8_t activity;
   };
 
   void loop();
