@@ -9,6 +9,7 @@
 #include "ctorch/cuda.h"
 #include "ctorch/cuda_comm.h"
 #include "ctorch/cuda_event.h"
+#include "ctorch/cuda_graph.h"
 #include "ctorch/cuda_memory.h"
 #include "ctorch/cuda_memory_snapshot.h"
 #include "ctorch/cuda_pluggable_allocator.h"
