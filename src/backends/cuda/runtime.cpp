@@ -349,7 +349,12 @@ class CudaRuntime final : public impl::DeviceRuntime,
     if (bytes == 0) return nullptr;
     ScopedDevice guard(index);
     void* p = nullptr;
+    // As c10's CUDAStreamCaptureModeGuard: cudaMalloc under relaxed mode, so that a graph's private
+    // pool can grow while a global-mode capture runs.
+    cudaStreamCaptureMode mode = cudaStreamCaptureModeRelaxed;
+    const bool exchanged = cudaThreadExchangeStreamCaptureMode(&mode) == cudaSuccess;
     const cudaError_t err = cudaMalloc(&p, bytes);
+    if (exchanged) (void)cudaThreadExchangeStreamCaptureMode(&mode);
     if (err == cudaErrorMemoryAllocation) {
       (void)cudaGetLastError();
       size_t free_bytes = 0, total_bytes = 0;

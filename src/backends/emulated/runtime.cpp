@@ -489,7 +489,12 @@ bool EmulatedRuntime::query_event(impl::EventHandle e) {
   if (ev->ipc) return ev->ipc->done(ev->ipc->recorded());
   std::shared_ptr<Record> rec = latest(ev);
   if (!rec) return true;
-  CTORCH_CHECK(!rec->capture, "CUDA error: operation not permitted on an event last recorded in a capturing stream");
+  if (rec->capture) {
+    // Recorded inside a capture: refused while it runs; afterwards nothing real was recorded.
+    CTORCH_CHECK(rec->capture->ended.load(std::memory_order_acquire),
+                 "CUDA error: operation not permitted on an event last recorded in a capturing stream");
+    return true;
+  }
   check_capture_safe(nullptr, "query_event");
   if (!rec->worker->done(rec->ticket)) return false;
   if (rec->failed) throw Error(rec->error);
@@ -501,7 +506,11 @@ void EmulatedRuntime::synchronize_event(impl::EventHandle e) {
   if (ev->ipc) return ev->ipc->wait(ev->ipc->recorded());
   std::shared_ptr<Record> rec = latest(ev);
   if (!rec) return;
-  CTORCH_CHECK(!rec->capture, "CUDA error: operation not permitted on an event last recorded in a capturing stream");
+  if (rec->capture) {
+    CTORCH_CHECK(rec->capture->ended.load(std::memory_order_acquire),
+                 "CUDA error: operation not permitted on an event last recorded in a capturing stream");
+    return;
+  }
   check_capture_safe(nullptr, "synchronize_event");
   CTORCH_CHECK(StreamWorker::current() != rec->worker, "cannot synchronize an event from a task running on ",
                rec->worker->label(), ", where it was recorded (it would wait for itself)");

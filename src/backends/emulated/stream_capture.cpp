@@ -36,6 +36,7 @@ std::string describe(const Capture& c) {
 
 // Ends `c` (caller holds the registry's mutex): its streams capture no more.
 void end_locked(CaptureRegistry& reg, const std::shared_ptr<Capture>& c, std::atomic<int>& count) {
+  c->ended.store(true, std::memory_order_release);
   for (const auto& [key, member] : c->members) reg.by_stream.erase(key);
   for (auto it = reg.active.begin(); it != reg.active.end(); ++it) {
     if (*it == c) {
@@ -190,13 +191,7 @@ bool EmulatedRuntime::capture_wait(Stream s, const std::shared_ptr<Record>& rec)
   if (!rec->capture) return false;
   std::lock_guard<std::mutex> lock(captures_->mu);
   Capture& c = *rec->capture;
-  auto ended = [&] {
-    for (const auto& a : captures_->active) {
-      if (a.get() == &c) return false;
-    }
-    return true;
-  };
-  if (ended()) return true;  // the recording capture is over: its record is not real work to wait for
+  if (c.ended.load(std::memory_order_acquire)) return true;  // the recording capture is over: its record is not real work to wait for
   if (c.invalidated) throw_invalidated(c);
   auto it = captures_->by_stream.find(key_of(s));
   if (it == captures_->by_stream.end()) {

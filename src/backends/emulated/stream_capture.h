@@ -26,6 +26,7 @@
 //   touch must stay allocated across replays (the caching allocator's private pools do that).
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -55,6 +56,7 @@ struct Capture {
   std::thread::id thread;
   Stream origin = Stream::default_stream(Device(DeviceType::CPU, 0));
   bool invalidated = false;
+  std::atomic<bool> ended{false};  // set by end_capture (read without the registry's mutex)
   std::vector<CapturedTask> tasks;
   // Per member stream (origin included): sequence of its last task, and up to which one it was joined back.
   struct Member {
