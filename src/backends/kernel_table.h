@@ -351,20 +351,20 @@ struct KernelTableOf {
   }
 
   static void random(kernels::RandomOp op, ScalarType dtype, const ElementwisePlan& plan, char* const* data,
-                     uint64_t seed, uint64_t offset, const kernels::RandomArgs& args, int sm_count,
+                     const kernels::PhiloxArgs& philox, const kernels::RandomArgs& args, int sm_count,
                      int max_threads_per_sm, Stream s) {
     if (plan.numel <= 0) return;
     if (op == kernels::RandomOp::BernoulliTensor) {
       kernels::visit_bernoulli_tensor(dtype, [&](auto out_tag, auto p_tag) {
         using T = typename decltype(out_tag)::type;
         using P = typename decltype(p_tag)::type;
-        L::template bernoulli_tensor<T, P>(plan, data, seed, offset, s);
+        L::template bernoulli_tensor<T, P>(plan, data, philox, s);
       });
       return;
     }
     const kernels::RandomLaunch launch = kernels::distribution_launch(plan.numel, sm_count, max_threads_per_sm);
     kernels::visit_sampler(op, dtype, args, [&](const auto& sampler) {
-      L::distribution(launch, plan, data, seed, offset, sampler, s);
+      L::distribution(launch, plan, data, philox, sampler, s);
     });
   }
 

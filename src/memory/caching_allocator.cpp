@@ -121,18 +121,23 @@ Block* CachingAllocator::malloc(size_t orig_size, Stream stream) {
   FramesPtr context;
   if (capture_alloc_.load(std::memory_order_relaxed)) context = capture_frames(1);
   std::lock_guard<std::mutex> lock(mu_);
-  if (!pending_events_.empty()) process_events();
+  const bool capturing = !captures_underway_.empty();
+  if (!capturing) {
+    if (!needs_events_deferred_until_no_capture_.empty()) insert_events_deferred_until_no_capture();
+    if (!pending_events_.empty()) process_events();
+  }
   AllocParams p{stream, 0, 0, nullptr, nullptr, std::nullopt, std::move(context)};
   p.size = has_divisions_ ? round_size(orig_size, config_)
                           : (orig_size < kMinBlockSize ? kMinBlockSize : round_up(orig_size, kMinBlockSize));
-  p.pool = p.size <= kSmallSize ? &small_blocks_ : &large_blocks_;
+  p.pool = capturing ? capture_pool(stream, p.size) : nullptr;
+  if (p.pool == nullptr) p.pool = p.size <= kSmallSize ? &small_blocks_ : &large_blocks_;
   p.alloc_size = allocation_size(p.size);
 
   bool found = get_free_block(p);
   if (!found) {
     if (set_fraction_ && config_.garbage_collection_threshold > 0.0) garbage_collect_cached_blocks();
     found = alloc_block(p, false) || (release_available_cached_blocks(p) && alloc_block(p, false));
-    if (!found) {
+    if (!found && !capturing) {
       release_cached_blocks_locked();
       found = alloc_block(p, true);
     }
@@ -193,6 +198,7 @@ bool CachingAllocator::alloc_block(AllocParams& p, bool is_retry) {
   b->pool = p.pool;
   b->ptr = static_cast<char*>(ptr);
   total_reserved_ += size;
+  if (p.pool->owner) ++p.pool->owner->segment_count;
   ++stats_.num_device_alloc;
   for_pool_stats(*p.pool, [&](size_t t) {
     inc(stats_.segment, t, 1);
@@ -282,6 +288,7 @@ void CachingAllocator::release_block(Block* block) {
   ++stats_.num_device_free;
   backend_->deallocate(block->ptr);
   total_reserved_ -= block->size;
+  if (block->pool->owner) --block->pool->owner->segment_count;
   for_pool_stats(*block->pool, [&](size_t t) {
     dec(stats_.segment, t, 1);
     dec(stats_.reserved_bytes, t, block->size);
@@ -340,6 +347,16 @@ void CachingAllocator::release_cached_blocks_locked() {
   synchronize_and_free_events();
   release_blocks(large_blocks_);
   release_blocks(small_blocks_);
+  for (auto it = graph_pools_freeable_.begin(); it != graph_pools_freeable_.end();) {
+    release_blocks(it->second->small_blocks);
+    release_blocks(it->second->large_blocks);
+    if (it->second->segment_count == 0) {
+      graph_pools_.erase(it->first);
+      it = graph_pools_freeable_.erase(it);
+    } else {
+      ++it;
+    }
+  }
 }
 
 void CachingAllocator::garbage_collect_cached_blocks() {
@@ -441,7 +458,12 @@ void CachingAllocator::free_locked(Block* block, const FramesPtr& frames) {
   });
   if (block->size >= config_.max_split_size) stats_.oversize_allocations.decrease(1);
   if (!block->stream_uses.empty()) {
-    insert_events(block);
+    if (captures_underway_.empty()) {
+      insert_events(block);
+    } else {
+      // No event may be recorded outside the capture now: the block waits (active) until no capture is underway.
+      needs_events_deferred_until_no_capture_.push_back(block);
+    }
   } else {
     free_block(block);
   }
@@ -576,6 +598,63 @@ void CachingAllocator::insert_events(Block* block) {
     }
   }
   if (block->event_count == 0) free_block(block);
+}
+
+void CachingAllocator::insert_events_deferred_until_no_capture() {
+  std::vector<Block*> blocks;
+  blocks.swap(needs_events_deferred_until_no_capture_);
+  for (Block* b : blocks) insert_events(b);
+}
+
+BlockPool* CachingAllocator::capture_pool(Stream stream, size_t rounded_size) {
+  for (auto& [id, filter] : captures_underway_) {
+    if (filter(stream)) {
+      PrivatePool& pp = *graph_pools_.at(id);
+      return rounded_size <= kSmallSize ? &pp.small_blocks : &pp.large_blocks;
+    }
+  }
+  return nullptr;
+}
+
+void CachingAllocator::begin_allocate_to_pool(MempoolId id, StreamFilter filter) {
+  std::lock_guard<std::mutex> lock(mu_);
+  for (const auto& [underway, f] : captures_underway_) {
+    CTORCH_CHECK(underway != id, "beginAllocateToPool: already recording to mempool_id");
+  }
+  captures_underway_.reserve(captures_underway_.size() + 1);
+  auto it = graph_pools_.find(id);
+  if (it == graph_pools_.end()) {
+    graph_pools_.emplace(id, std::make_unique<PrivatePool>());
+  } else if (it->second->use_count++ == 0) {
+    graph_pools_freeable_.erase(id);  // a released pool is in use again
+  }
+  captures_underway_.emplace_back(id, std::move(filter));
+}
+
+void CachingAllocator::end_allocate_to_pool(MempoolId id) {
+  std::lock_guard<std::mutex> lock(mu_);
+  for (auto it = captures_underway_.begin(); it != captures_underway_.end(); ++it) {
+    if (it->first == id) {
+      captures_underway_.erase(it);
+      return;
+    }
+  }
+  CTORCH_CHECK(false, "endAllocatePool: not currently recording to mempool_id");
+}
+
+void CachingAllocator::release_pool(MempoolId id) {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto it = graph_pools_.find(id);
+  CTORCH_CHECK(it != graph_pools_.end(), "Called releasePool with a mempool_id that has no private pool");
+  PrivatePool* pp = it->second.get();
+  CTORCH_INTERNAL_ASSERT(pp->use_count > 0, "releasePool: use_count is already 0");
+  if (--pp->use_count == 0) graph_pools_freeable_.emplace(id, pp);
+}
+
+int CachingAllocator::private_pool_use_count(MempoolId id) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto it = graph_pools_.find(id);
+  return it == graph_pools_.end() ? -1 : it->second->use_count;
 }
 
 void CachingAllocator::process_events() {
@@ -722,7 +801,7 @@ void CachingAllocator::reset_accumulated_stats() {
 
 bool CachingAllocator::idle() const {
   std::lock_guard<std::mutex> lock(mu_);
-  return allocated_list_ == nullptr && pending_events_.empty();
+  return allocated_list_ == nullptr && pending_events_.empty() && needs_events_deferred_until_no_capture_.empty();
 }
 
 bool CachingAllocator::reset() {
@@ -732,7 +811,9 @@ bool CachingAllocator::reset() {
     for (void* e : events) backend_->destroy_event(e);
   }
   event_pool_.clear();
-  if (allocated_list_ != nullptr || !pending_events_.empty()) return false;
+  if (allocated_list_ != nullptr || !pending_events_.empty() || !needs_events_deferred_until_no_capture_.empty()) {
+    return false;
+  }
   stats_ = DeviceStats{};
   stats_.max_split_size = static_cast<int64_t>(config_.max_split_size);
   set_fraction_ = false;
@@ -754,6 +835,10 @@ std::vector<SegmentInfo> CachingAllocator::snapshot() const {
   };
   for (const Block* b : small_blocks_.blocks) consider(b);
   for (const Block* b : large_blocks_.blocks) consider(b);
+  for (const auto& [id, pp] : graph_pools_) {
+    for (const Block* b : pp->small_blocks.blocks) consider(b);
+    for (const Block* b : pp->large_blocks.blocks) consider(b);
+  }
   for (const Block* b = allocated_list_; b != nullptr; b = b->alloc_next) consider(b);
   for (const auto& [key, queue] : pending_events_) {
     for (const PendingEvent& pe : queue) consider(pe.block);

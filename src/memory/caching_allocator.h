@@ -23,13 +23,15 @@
 //   unsplit large cached segments are freed once reserved passes threshold * allowed.
 // - expandable_segments:True (backend with VirtualMemoryBackend): Note [Expandable segments] in
 //   expandable_segment.h.
-// Not implemented: the cudaMallocAsync backend, CUDA-graph private pools (see src/memory/README.md).
+// - CUDA graphs (Note [Private pools]): while a capture allocates to a private pool, requests on
+//   its streams are served from that pool only; blocks freed there return to it.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
 #include <atomic>
 #include <deque>
+#include <functional>
 #include <limits>
 #include <map>
 #include <memory>
@@ -86,6 +88,7 @@ class ExpandableSegment;
 
 
 struct BlockPool;
+struct PrivatePool;
 
 /// A range of one segment: allocated, free (cached) or waiting for events.
 struct Block {
@@ -224,6 +227,32 @@ struct BlockPool {
   std::set<Block*, BlockAddressComparator> unmapped;  // unmapped ranges of expandable segments
   bool is_small = false;
   uint64_t get_free_blocks_call_count = 0;  // age clock for garbage collection
+  PrivatePool* owner = nullptr;             // the private pool this belongs to (null: a global pool)
+};
+
+/// Id of a private memory pool (PyTorch's MempoolId_t): (capture id, 0) for a graph's own pool,
+/// (0, n) for one from graph_pool_handle().
+using MempoolId = std::pair<uint64_t, uint64_t>;
+/// Selects the streams whose allocations go to a private pool (beginAllocateToPool's filter).
+using StreamFilter = std::function<bool(Stream)>;
+
+/// Note [Private pools] (PyTorch's PrivatePool, c10/cuda/CUDACachingAllocator.cpp): the blocks
+/// of one or more CUDA graphs that share a MempoolId. While a capture is underway, allocations on
+/// its streams come from the pool's own small/large BlockPools, blocks freed there stay there,
+/// process_events is skipped (no event query during capture), frees of blocks used on other streams
+/// wait until no capture is underway, and the OOM fallback "free every cached block" is skipped.
+/// use_count counts the graphs holding the pool; at 0 (release_pool) its cached segments are
+/// returned by the next empty_cache (or OOM flush) and the pool is erased once it has none left.
+/// Blocks still allocated (tensors made during capture) keep their memory until they are freed.
+struct PrivatePool {
+  PrivatePool() {
+    small_blocks.is_small = true;
+    small_blocks.owner = large_blocks.owner = this;
+  }
+  int use_count = 1;
+  int segment_count = 0;  // raw allocations of the pool (cudaMalloc_count)
+  BlockPool large_blocks;
+  BlockPool small_blocks;
 };
 
 using cuda::BlockInfo;
@@ -275,6 +304,16 @@ class CachingAllocator {
   void record_stream(Block* block, Stream stream);
   /// Waits for pending frees and returns every unsplit cached segment to the backend.
   void empty_cache();
+  /// Makes allocations on streams that `filter` accepts come from private pool `id` (created, or
+  /// shared: use_count + 1). Throws "beginAllocateToPool: already recording to mempool_id" when a
+  /// capture already allocates to `id`.
+  void begin_allocate_to_pool(MempoolId id, StreamFilter filter);
+  /// Stops allocating to `id`; throws when nothing allocates to it.
+  void end_allocate_to_pool(MempoolId id);
+  /// Drops one use of pool `id`; at 0 its cached memory is freed by the next empty_cache.
+  void release_pool(MempoolId id);
+  /// use_count of private pool `id`, -1 when there is no such pool (tests).
+  int private_pool_use_count(MempoolId id) const;
   /// Caps reserved bytes at fraction * total device memory.
   void set_memory_fraction(double fraction);
   /// The fraction set, 1.0 when none.
@@ -369,6 +408,8 @@ class CachingAllocator {
   size_t try_merge_blocks(Block* dst, Block* src, BlockPool& pool);
   void insert_into_pool(Block* block);
   void insert_events(Block* block);
+  void insert_events_deferred_until_no_capture();
+  BlockPool* capture_pool(Stream stream, size_t rounded_size);
   void process_events();
   void synchronize_and_free_events();
   void* take_event(DeviceIndex index);
@@ -391,6 +432,10 @@ class CachingAllocator {
   // Everything below is guarded by mu_.
   BlockPool small_blocks_;
   BlockPool large_blocks_;
+  std::map<MempoolId, std::unique_ptr<PrivatePool>> graph_pools_;
+  std::map<MempoolId, PrivatePool*> graph_pools_freeable_;           // use_count 0, segments left
+  std::vector<std::pair<MempoolId, StreamFilter>> captures_underway_;
+  std::vector<Block*> needs_events_deferred_until_no_capture_;
   Block* allocated_list_ = nullptr;  // intrusive list of allocated blocks (no hashing on the hot path)
   std::unordered_map<const void*, Block*> raw_allocated_;  // blocks from raw_alloc, by address
   // Pending free events per stream, FIFO: (event, event's device, block).

@@ -180,6 +180,29 @@ void record_stream(const DataPtr& data, Stream s) {
   // Empty storage, raw or pluggable memory: ignored.
 }
 
+namespace {
+// True when graph pools apply: the native back-end with caching; throws for other back-ends.
+bool graph_pools_apply() {
+  const DeviceAllocatorBackend& backend = device_allocator_backend();
+  CTORCH_CHECK_NOT_IMPLEMENTED(std::string(backend.name()) == "native",
+                               "CUDA graphs need the native caching allocator; ctorch does not implement their "
+                               "memory pools for the ", backend.message_name(), " allocator back-end");
+  return !cuda_caching_disabled();
+}
+}  // namespace
+
+void begin_allocate_to_pool(DeviceIndex index, MempoolId id, StreamFilter filter) {
+  if (graph_pools_apply()) cuda_caching_allocator(index).begin_allocate_to_pool(id, std::move(filter));
+}
+
+void end_allocate_to_pool(DeviceIndex index, MempoolId id) {
+  if (graph_pools_apply()) cuda_caching_allocator(index).end_allocate_to_pool(id);
+}
+
+void release_pool(DeviceIndex index, MempoolId id) {
+  if (graph_pools_apply()) cuda_caching_allocator(index).release_pool(id);
+}
+
 void reset_cuda_caching_allocators() noexcept {
   std::lock_guard<std::mutex> lock(g_mutex);
   for (auto& s : g_slots) {

@@ -47,6 +47,14 @@ bool any_cuda_caching_allocator_created() noexcept;
 /// capability when the runtime implements impl::VirtualMemory (for tests and benchmarks that build
 /// their own CachingAllocator, e.g. with expandable segments).
 std::unique_ptr<RawBackend> make_runtime_backend(impl::DeviceRuntime* runtime, DeviceIndex index);
+/// CUDA graphs: cuda:`index`'s caching allocator serves streams `filter` accepts from private
+/// pool `id` (Note [Private pools]). Throws NotImplementedError for a back-end other than the
+/// native one; a no-op under PYTORCH_NO_CUDA_MEMORY_CACHING.
+void begin_allocate_to_pool(DeviceIndex index, MempoolId id, StreamFilter filter);
+/// Ends begin_allocate_to_pool.
+void end_allocate_to_pool(DeviceIndex index, MempoolId id);
+/// Drops one use of private pool `id` of cuda:`index`.
+void release_pool(DeviceIndex index, MempoolId id);
 /// True when PYTORCH_NO_CUDA_MEMORY_CACHING is set (raw allocations, no statistics).
 bool cuda_caching_disabled() noexcept;
 

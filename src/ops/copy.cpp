@@ -63,6 +63,10 @@ void host_device_copy(Tensor& dst, const Tensor& src, bool non_blocking) {
   const Stream stream = impl::current_stream(device);
   const bool host_pinned = to_device ? source.is_pinned() : target.is_pinned();
   const bool blocking = !non_blocking || !host_pinned || staged;
+  if (impl::StreamCapture* sc = impl::stream_capture(rt); sc && sc->capture_status(stream) != impl::CaptureStatus::None) {
+    CTORCH_CHECK(host_pinned, "Cannot copy between CPU and CUDA tensors during CUDA graph capture unless the CPU tensor "
+                 "is pinned. Please use tensor.pin_memory() or allocate the tensor with pin_memory=True.");
+  }
   // As memcpy_and_sync, only non_blocking=false is reported, before any work (an error leaves dst as it was).
   if (!non_blocking) impl::warn_or_error_on_sync();
   impl::DeviceGuard guard(device);

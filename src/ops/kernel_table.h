@@ -92,7 +92,7 @@ struct KernelTable {
   /// mapped to threads as PyTorch's CUDA kernels do for a device with `sm_count` SMs of
   /// `max_threads_per_sm` threads (Note [Distribution grid] in kernels/random_functors.h).
   void (*random)(kernels::RandomOp op, ScalarType dtype, const kernels::ElementwisePlan& plan, char* const* data,
-                 uint64_t seed, uint64_t offset, const kernels::RandomArgs& args, int sm_count,
+                 const kernels::PhiloxArgs& philox, const kernels::RandomArgs& args, int sm_count,
                  int max_threads_per_sm, Stream stream);
   /// data[1] (`dtype`) = data[0] at the offsets of plan's index tensors (Note [Index plan]).
   void (*index_gather)(ScalarType dtype, const kernels::IndexPlan& plan, char* const* data, Stream stream);

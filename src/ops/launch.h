@@ -142,8 +142,7 @@ template <class Operands, class Philox>
                    char* const* data, const kernels::RandomArgs& args, int sm_count, int max_threads_per_sm,
                    Device device, Operands&& operands, Philox&& philox) {
   launch_observed(OpFamily::Random, name, device, operands, [&](const KernelTable& table, Stream stream) {
-    const auto [seed, offset] = philox();
-    table.random(op, dtype, plan, data, seed, offset, args, sm_count, max_threads_per_sm, stream);
+    table.random(op, dtype, plan, data, philox(), args, sm_count, max_threads_per_sm, stream);
   });
 }
 

@@ -17,6 +17,10 @@ namespace ctorch {
 
 Scalar Tensor::item() const {
   CTORCH_CHECK(numel() == 1, "a Tensor with ", numel(), " elements cannot be converted to Scalar");
+  if (is_cuda() && impl::current_stream_capture_status(DeviceType::CUDA) != impl::CaptureStatus::None) {
+    // _local_scalar_dense synchronizes the stream: refused (and the capture invalidated) by the runtime.
+    impl::lazy_init(DeviceType::CUDA).synchronize_stream(impl::current_stream(device()));
+  }
   const Tensor host = cpu();
   return kernels::dispatch_all(dtype(), "item", [&](auto tag) -> Scalar {
     using T = typename decltype(tag)::type;

@@ -3,7 +3,9 @@
 // initialized, as torch.cuda's _lazy_call; see ctorch/cuda_random.h for which calls are kept.
 #include "random/cuda_generator.h"
 
+#include <algorithm>
 #include <bit>
+#include <limits>
 #include <cstring>
 #include <mutex>
 
@@ -100,11 +102,18 @@ void run_set_rng_state(void* arg) {
 }  // namespace
 
 void CUDAGeneratorImpl::set_current_seed(uint64_t seed) {
+  assert_not_capturing("Cannot call CUDAGeneratorImpl::set_current_seed");
   seed_ = seed;
   offset_ = 0;
 }
 
+uint64_t CUDAGeneratorImpl::current_seed() const {
+  assert_not_capturing("Cannot call CUDAGeneratorImpl::current_seed");
+  return seed_;
+}
+
 uint64_t CUDAGeneratorImpl::seed() {
+  assert_not_capturing("Cannot call CUDAGeneratorImpl::seed");
   const uint64_t s = get_non_deterministic_random(/*is_cuda=*/true);
   set_current_seed(s);
   return s;
@@ -113,12 +122,14 @@ uint64_t CUDAGeneratorImpl::seed() {
 std::vector<uint8_t> CUDAGeneratorImpl::get_state() const {
   std::vector<uint8_t> out(kStateSize);
   const int64_t offset = static_cast<int64_t>(offset_);
-  std::memcpy(out.data(), &seed_, kSeedSize);
+  const uint64_t seed = current_seed();  // refused during capture
+  std::memcpy(out.data(), &seed, kSeedSize);
   std::memcpy(out.data() + kSeedSize, &offset, sizeof(offset));
   return out;
 }
 
 void CUDAGeneratorImpl::set_state(const uint8_t* data, size_t size) {
+  assert_not_capturing("Please ensure to utilize the CUDAGeneratorImpl::set_state_index method during capturing.");
   const PhiloxState s = parse_state(data, size);
   seed_ = s.seed;
   offset_ = s.offset;
@@ -135,12 +146,70 @@ void CUDAGeneratorImpl::set_philox_offset_per_thread(uint64_t offset) {
   offset_ = offset;
 }
 
-PhiloxState CUDAGeneratorImpl::philox_cuda_state(uint64_t increment) {
+kernels::PhiloxArgs CUDAGeneratorImpl::philox_cuda_state(uint64_t increment) {
   increment = ((increment + 3) / 4) * 4;
+  kernels::PhiloxArgs args;
+  if (current_stream_capture_status(DeviceType::CUDA) != CaptureStatus::None) {
+    CTORCH_CHECK(capturing_, "Attempt to increase offset for a CUDA generator not in capture mode.");
+    CTORCH_INTERNAL_ASSERT(offset_intragraph_ <= std::numeric_limits<uint32_t>::max() - increment,
+                           "Increment causes overflow in the offset value.");
+    args.captured = true;
+    args.seed_ptr = static_cast<const int64_t*>(seed_extragraph_.data_ptr());
+    args.offset_ptr = static_cast<const int64_t*>(offset_extragraph_.data_ptr());
+    args.offset_intragraph = static_cast<uint32_t>(offset_intragraph_);
+    offset_intragraph_ += increment;
+    return args;
+  }
+  CTORCH_CHECK(!capturing_, "Offset increment outside graph capture encountered unexpectedly.");
   CTORCH_INTERNAL_ASSERT(offset_ % 4 == 0, "Philox offset must stay a multiple of 4");
-  const PhiloxState s{seed_, offset_};
+  args.seed = seed_;
+  args.offset = offset_;
   offset_ += increment;
-  return s;
+  return args;
+}
+
+void CUDAGeneratorImpl::register_graph(const void* graph) {
+  assert_not_capturing("Cannot register the state during capturing stage.");
+  if (registered_graphs_.empty()) {
+    const TensorOptions options = TensorOptions().dtype(kInt64).device(Device(DeviceType::CUDA, device_));
+    seed_extragraph_ = empty({1}, options);
+    offset_extragraph_ = empty({1}, options);
+  }
+  if (std::find(registered_graphs_.begin(), registered_graphs_.end(), graph) == registered_graphs_.end()) {
+    registered_graphs_.push_back(graph);
+  }
+}
+
+void CUDAGeneratorImpl::unregister_graph(const void* graph) noexcept {
+  auto it = std::find(registered_graphs_.begin(), registered_graphs_.end(), graph);
+  if (it == registered_graphs_.end()) return;
+  registered_graphs_.erase(it);
+  if (registered_graphs_.empty()) {
+    seed_extragraph_ = Tensor();
+    offset_extragraph_ = Tensor();
+  }
+}
+
+void CUDAGeneratorImpl::capture_prologue() {
+  capturing_ = true;
+  offset_intragraph_ = 0;
+  seed_extragraph_.fill_(static_cast<int64_t>(seed_));
+  offset_extragraph_.fill_(int64_t{0});
+}
+
+uint64_t CUDAGeneratorImpl::capture_epilogue() {
+  capturing_ = false;
+  return offset_intragraph_;
+}
+
+void CUDAGeneratorImpl::replay_prologue(uint64_t wholegraph_increment) {
+  assert_not_capturing("Cannot prepare for replay during capturing stage.");
+  // A graph without random kernels reads neither value: its replay costs no fill (ctorch's shortcut;
+  // every replay of a graph that reads them fills them first, on its own stream).
+  if (wholegraph_increment == 0) return;
+  seed_extragraph_.fill_(static_cast<int64_t>(seed_));
+  offset_extragraph_.fill_(static_cast<int64_t>(offset_));
+  offset_ += ((wholegraph_increment + 3) / 4) * 4;
 }
 
 std::shared_ptr<CUDAGeneratorImpl> make_cuda_generator(Device device) {

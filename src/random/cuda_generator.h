@@ -13,11 +13,13 @@
 #include <optional>
 #include <vector>
 
+#include "ctorch/tensor.h"
+#include "kernels/random_op.h"
 #include "random/cpu_generator.h"
 
 namespace ctorch::impl {
 
-/// The Philox key and first counter offset of one random kernel (PyTorch's PhiloxCudaState).
+/// A seed and offset (the state bytes' content).
 struct PhiloxState {
   uint64_t seed = 0;
   uint64_t offset = 0;
@@ -33,9 +35,10 @@ class CUDAGeneratorImpl final : public GeneratorImpl {
   explicit CUDAGeneratorImpl(DeviceIndex device, uint64_t seed = kDefaultRngSeed) : device_(device), seed_(seed) {}
 
   Device device() const override { return Device(DeviceType::CUDA, device_); }
-  /// Sets the seed and resets the offset to 0. Caller holds mutex().
+  /// Sets the seed and resets the offset to 0; refused during capture. Caller holds mutex().
   void set_current_seed(uint64_t seed) override;
-  uint64_t current_seed() const override { return seed_; }
+  /// The seed; refused during capture (as PyTorch, conservatively). Caller holds mutex().
+  uint64_t current_seed() const override;
   /// Reseeds with 53 non-deterministic bits (c10's getNonDeterministicRandom(true)).
   uint64_t seed() override;
   std::vector<uint8_t> get_state() const override;
@@ -48,13 +51,34 @@ class CUDAGeneratorImpl final : public GeneratorImpl {
   /// Sets the offset; throws "offset must be a multiple of 4" otherwise. Caller holds mutex().
   void set_philox_offset_per_thread(uint64_t offset);
   /// Returns (seed, offset) for one kernel and advances the offset by `increment` rounded up to
-  /// a multiple of 4. Caller holds mutex().
-  PhiloxState philox_cuda_state(uint64_t increment);
+  /// a multiple of 4. While the current stream captures: pointers to the graph seed and base
+  /// offset plus the kernel's intragraph offset, which advances instead. Caller holds mutex().
+  kernels::PhiloxArgs philox_cuda_state(uint64_t increment);
+
+  // CUDA graphs (PyTorch's CUDAGeneratorState; Note [CUDA Graph-safe RNG states]). Caller holds mutex().
+  /// Adds `graph` to the graphs that replay this generator's state (allocates the device seed and
+  /// offset at the first); refused during capture.
+  void register_graph(const void* graph);
+  /// Removes `graph`; the device seed and offset are freed with the last one.
+  void unregister_graph(const void* graph) noexcept;
+  /// Before a capture: kernels captured from now on read the seed and base offset from device memory.
+  void capture_prologue();
+  /// After a capture: the whole graph's offset increment.
+  uint64_t capture_epilogue();
+  /// Before a replay: fills the device seed and base offset (on the current stream) and advances
+  /// the offset by the graph's increment.
+  void replay_prologue(uint64_t wholegraph_increment);
 
  private:
   DeviceIndex device_;
   uint64_t seed_;
   uint64_t offset_ = 0;
+  // Graph state.
+  bool capturing_ = false;
+  uint64_t offset_intragraph_ = 0;
+  std::vector<const void*> registered_graphs_;
+  Tensor seed_extragraph_;    // int64[1] on the device
+  Tensor offset_extragraph_;  // int64[1] on the device
 };
 
 /// A new generator for `device` (torch.Generator(device='cuda:N')): seed 67280421310721, offset

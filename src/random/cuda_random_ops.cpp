@@ -89,8 +89,7 @@ void launch_distribution(Tensor& self, RandomOp op, const RandomArgs& args, CUDA
   ops::launch_random(random_op_name(op), op, self.dtype(), plan, data, args, shape.sm_count, shape.max_threads_per_sm,
                      device, CTORCH_OPERANDS({self, "self", true, true}), [&] {
                        std::lock_guard<std::mutex> lock(gen.mutex());
-                       const PhiloxState state = gen.philox_cuda_state(launch.increment);
-                       return std::pair<uint64_t, uint64_t>(state.seed, state.offset);
+                       return gen.philox_cuda_state(launch.increment);
                      });
   self.impl()->storage()->bump_version();
 }
@@ -139,8 +138,7 @@ Tensor cuda_bernoulli(const Tensor& p, const std::optional<Generator>& gen) {
   ops::plan_data(data, out, {&probs});
   auto philox = [&] {
     std::lock_guard<std::mutex> lock(g.mutex());
-    const PhiloxState state = g.philox_cuda_state(kernels::kBernoulliTensorIncrement);
-    return std::pair<uint64_t, uint64_t>(state.seed, state.offset);
+    return g.philox_cuda_state(kernels::kBernoulliTensorIncrement);
   };
   if (out.numel() == 0) {
     philox();  // the offset advances even for empty tensors

@@ -166,6 +166,22 @@ void set_current_stream(Stream s) {
   t_current_stream[static_cast<int>(d.type())][d.index()] = s.id();
 }
 
+CaptureStatus current_stream_capture_status(DeviceType type) {
+  if (type == DeviceType::CPU || !is_initialized(type)) return CaptureStatus::None;
+  DeviceRuntime* runtime = runtime_for(type);
+  StreamCapture* capture = runtime ? stream_capture(*runtime) : nullptr;
+  if (capture == nullptr) return CaptureStatus::None;
+  return capture->capture_status(current_stream(Device(type)));
+}
+
+void assert_not_capturing(const char* attempt) {
+  const CaptureStatus status = current_stream_capture_status(DeviceType::CUDA);
+  CTORCH_CHECK(status == CaptureStatus::None, attempt,
+               " during CUDA graph capture. If you need this call to be captured, please file an issue. Current "
+               "cudaStreamCaptureStatus: ",
+               capture_status_name(status));
+}
+
 DeviceGuard::DeviceGuard(Device device, DeviceRuntime* runtime) : original_(device.type(), -1) {
   if (!device.has_index() || device.is_cpu()) return;
   runtime_ = runtime ? runtime : &lazy_init(device.type());

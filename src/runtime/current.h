@@ -42,6 +42,14 @@ Stream current_stream(Device device);
 /// Makes `s` the current stream of its device for the calling thread (does not change the device).
 void set_current_stream(Stream s);
 
+/// Capture status of the calling thread's current stream of `type`'s current device (None when
+/// `type` is not initialized or its runtime cannot capture); c10's currentStreamCaptureStatus.
+CaptureStatus current_stream_capture_status(DeviceType type = DeviceType::CUDA);
+/// Throws "<attempt> during CUDA graph capture. If you need this call to be captured, please file
+/// an issue. Current cudaStreamCaptureStatus: <status>" when the current CUDA stream captures
+/// (c10's assertNotCapturing).
+void assert_not_capturing(const char* attempt);
+
 /// Sets the current device for the scope and restores the previous one at exit (also on throw).
 /// An index of -1 makes the guard a no-op (torch.cuda.device(-1)). Tests may inject a runtime.
 class DeviceGuard {

@@ -284,6 +284,62 @@ inline StreamOrderedMemory* stream_ordered_memory(DeviceRuntime& runtime) {
   return dynamic_cast<StreamOrderedMemory*>(&runtime);
 }
 
+/// Stream capture modes (cudaStreamCaptureMode): which threads may not make potentially unsafe calls
+/// (synchronizing APIs, event queries, legacy-stream work) while the capture runs.
+enum class CaptureMode : uint8_t {
+  Global,       ///< no thread may while this capture runs (cudaStreamCaptureModeGlobal)
+  ThreadLocal,  ///< the capturing thread may not (cudaStreamCaptureModeThreadLocal)
+  Relaxed,      ///< nobody is restricted (cudaStreamCaptureModeRelaxed)
+};
+
+/// Capture status of a stream (cudaStreamCaptureStatus).
+enum class CaptureStatus : uint8_t { None, Active, Invalidated };
+
+/// CUDA's name of `status` ("cudaStreamCaptureStatusActive", ...), as c10 prints it.
+inline const char* capture_status_name(CaptureStatus status) noexcept {
+  switch (status) {
+    case CaptureStatus::None: return "cudaStreamCaptureStatusNone";
+    case CaptureStatus::Active: return "cudaStreamCaptureStatusActive";
+    case CaptureStatus::Invalidated: return "cudaStreamCaptureStatusInvalidated";
+  }
+  return "cudaStreamCaptureStatusUnknown";
+}
+
+/// Opaque captured graph (cudaGraph_t) and instantiated graph (cudaGraphExec_t) of a runtime.
+using GraphHandle = void*;
+using GraphExecHandle = void*;
+
+/// Optional interface of runtimes whose streams can be captured into graphs and replayed
+/// (cudaStreamBeginCapture / cudaStreamEndCapture / cudaGraphInstantiate / cudaGraphLaunch).
+/// While a stream captures, work queued on it is recorded, not run; a stream that waits on an
+/// event recorded by a capturing stream joins that capture.
+class StreamCapture {
+ public:
+  virtual ~StreamCapture() = default;
+  /// Starts capturing `s` (not a legacy default stream) in `mode`; throws when it already captures.
+  virtual void begin_capture(Stream s, CaptureMode mode) = 0;
+  /// Ends the capture that `s` began and returns its graph; throws CUDA's error (and ends the
+  /// capture) when the capture was invalidated, or when `s` does not capture.
+  virtual GraphHandle end_capture(Stream s) = 0;
+  /// The capture status of `s`; `id` (when given) receives the capture's id (unique per process, > 0) or 0.
+  virtual CaptureStatus capture_status(Stream s, uint64_t* id = nullptr) = 0;
+  /// Number of nodes (captured tasks) of `g`.
+  virtual size_t graph_node_count(GraphHandle g) = 0;
+  /// An executable graph of `g` (cudaGraphInstantiateFlagAutoFreeOnLaunch).
+  virtual GraphExecHandle instantiate_graph(GraphHandle g) = 0;
+  /// Queues the whole graph on `s` (any stream of the graph's device, also the default stream).
+  virtual void launch_graph(GraphExecHandle exec, Stream s) = 0;
+  /// Destroys a graph from end_capture; must not throw.
+  virtual void destroy_graph(GraphHandle g) noexcept = 0;
+  /// Destroys an executable graph (after the replays queued so far); must not throw.
+  virtual void destroy_graph_exec(GraphExecHandle exec) noexcept = 0;
+  /// Writes a description of `g` to `path` (cudaGraphDebugDotPrint).
+  virtual void debug_dump_graph(GraphHandle g, const std::string& path) = 0;
+};
+
+/// The StreamCapture interface of `runtime`, or null when it has none.
+inline StreamCapture* stream_capture(DeviceRuntime& runtime) { return dynamic_cast<StreamCapture*>(&runtime); }
+
 /// The runtime registered for `type`, or null when none is (cuda not built or not enabled).
 DeviceRuntime* runtime_for(DeviceType type) noexcept;
 /// A backend's lazy constructor: returns its runtime when it can serve, else null.

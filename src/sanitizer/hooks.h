@@ -64,4 +64,15 @@ void memory_freed(const void* ptr, bool reusable) noexcept;
 /// the work queued on `stream` so far has finished.
 void record_stream(const void* ptr, Stream stream) noexcept;
 
+/// CUDA graphs: kernels queued on a capturing stream are not checked when captured; their accesses
+/// are kept per capture. graph_captured hands those of capture `capture_id` (the runtime's id) to
+/// a graph and returns a token for them (0 when there are none); graph_replayed checks and records
+/// them as kernels queued, in capture order, on the replay stream (throws as kernel() on a race);
+/// graph_destroyed forgets them.
+uint64_t graph_captured(uint64_t capture_id) noexcept;
+/// See graph_captured.
+void graph_replayed(uint64_t token, Stream stream);
+/// See graph_captured.
+void graph_destroyed(uint64_t token) noexcept;
+
 }  // namespace ctorch::sanitizer

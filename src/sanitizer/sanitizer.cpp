@@ -2,6 +2,7 @@
 // mutex; reports in the words of PyTorch's torch/cuda/_sanitizer.py.
 #include <cstdlib>
 #include <iostream>
+#include <map>
 #include <mutex>
 #include <sstream>
 
@@ -22,7 +23,20 @@ struct State {
   SyncState sync;
   AccessTracker tracker;
   memory::FrameSymbolizer symbolize;
+  // CUDA graphs: accesses captured per runtime capture id, then per graph token.
+  std::map<uint64_t, std::vector<std::pair<uintptr_t, Access>>> captured;
+  std::map<uint64_t, std::vector<std::pair<uintptr_t, Access>>> graphs;
+  uint64_t next_token = 1;
 };
+
+// The runtime's id of the capture `stream` belongs to, 0 when it does not capture.
+uint64_t capture_id_of(Stream stream) {
+  impl::DeviceRuntime* rt = impl::runtime_for(DeviceType::CUDA);
+  impl::StreamCapture* sc = rt ? impl::stream_capture(*rt) : nullptr;
+  uint64_t id = 0;
+  if (sc == nullptr || sc->capture_status(stream, &id) == impl::CaptureStatus::None) return 0;
+  return id;
+}
 
 State& state() {
   static State* s = new State;  // never destroyed: tensors may be freed during exit
@@ -161,6 +175,17 @@ void kernel(const char* op, Stream stream, std::initializer_list<Operand> operan
   if (n == 0) return;
   memory::FramesPtr frames = g_stack_traces.load(std::memory_order_relaxed) ? memory::capture_frames(kSkipFrames) : nullptr;
   State& s = state();
+  if (const uint64_t capture = capture_id_of(stream)) {
+    // Captured, not run: kept for the graph's replays (graph_replayed).
+    std::lock_guard<std::mutex> lock(s.mu);
+    auto& list = s.captured[capture];
+    for (size_t i = 0; i < n; ++i) {
+      pending[i].access.op = op;
+      pending[i].access.frames = frames;
+      list.emplace_back(pending[i].base, pending[i].access);
+    }
+    return;
+  }
   std::vector<cuda::UnsynchronizedAccessError> errors;
   {
     std::lock_guard<std::mutex> lock(s.mu);
@@ -185,6 +210,55 @@ void kernel(const char* op, Stream stream, std::initializer_list<Operand> operan
   }
   for (const auto& e : errors) std::cerr << e.what() << "\n";
   throw cuda::CUDASanitizerErrors(std::move(errors));
+}
+
+uint64_t graph_captured(uint64_t capture_id) noexcept {
+  State& s = state();
+  std::lock_guard<std::mutex> lock(s.mu);
+  auto it = s.captured.find(capture_id);
+  if (it == s.captured.end()) return 0;
+  const uint64_t token = s.next_token++;
+  try {
+    s.graphs[token] = std::move(it->second);
+  } catch (...) {
+    s.captured.erase(it);
+    return 0;
+  }
+  s.captured.erase(it);
+  return token;
+}
+
+void graph_replayed(uint64_t token, Stream stream) {
+  State& s = state();
+  std::vector<cuda::UnsynchronizedAccessError> errors;
+  {
+    std::lock_guard<std::mutex> lock(s.mu);
+    auto it = s.graphs.find(token);
+    if (it == s.graphs.end()) return;
+    // Checked as a whole before anything is recorded: a replay that races changes nothing.
+    std::vector<Race> races;
+    for (auto& [base, access] : it->second) {
+      access.stream = stream;
+      s.tracker.check(base, access, s.sync, races);
+    }
+    if (races.empty()) {
+      for (auto& [base, access] : it->second) {
+        access.seq = s.sync.launch(stream);
+        s.tracker.commit(base, access);
+      }
+      return;
+    }
+    for (const Race& r : races) errors.push_back(make_error(r, s.symbolize));
+  }
+  for (const auto& e : errors) std::cerr << e.what() << "\n";
+  throw cuda::CUDASanitizerErrors(std::move(errors));
+}
+
+void graph_destroyed(uint64_t token) noexcept {
+  if (token == 0) return;
+  State& s = state();
+  std::lock_guard<std::mutex> lock(s.mu);
+  s.graphs.erase(token);
 }
 
 

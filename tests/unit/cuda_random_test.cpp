@@ -53,7 +53,7 @@ TEST(CudaGenerator, FreshGeneratorAndSeeding) {
 
 TEST(CudaGenerator, PhiloxCudaStateRoundsIncrementsUpToFour) {
   CUDAGeneratorImpl gen(0, 11);
-  PhiloxState s = gen.philox_cuda_state(1);
+  kernels::PhiloxArgs s = gen.philox_cuda_state(1);
   EXPECT_EQ(s.seed, 11u);
   EXPECT_EQ(s.offset, 0u);
   EXPECT_EQ(gen.philox_offset_per_thread(), 4u);
@@ -312,7 +312,7 @@ std::vector<T> run_cpu(RandomOp op, ScalarType dtype, int64_t n, uint64_t seed, 
   std::vector<T> out(static_cast<size_t>(n));
   const ElementwisePlan plan = flat_plan(n, sizeof(T));
   char* data[kernels::kMaxOperands] = {reinterpret_cast<char*>(out.data())};
-  ops::cpu_kernels().random(op, dtype, plan, data, seed, offset, args, sms, threads_per_sm,
+  ops::cpu_kernels().random(op, dtype, plan, data, kernels::PhiloxArgs{seed, offset}, args, sms, threads_per_sm,
                             Stream::default_stream(Device(DeviceType::CPU, 0)));
   return out;
 }
@@ -407,7 +407,7 @@ TEST(CudaRandomCpuKernel, ValuesPyTorchPrintsOnNvidiaGpus) {
   CUDAGeneratorImpl gen(0, 0);
   auto draw = [&](RandomOp op, int64_t n) {
     const kernels::RandomLaunch l = kernels::distribution_launch(n, 108, 2048);
-    const PhiloxState s = gen.philox_cuda_state(l.increment);
+    const kernels::PhiloxArgs s = gen.philox_cuda_state(l.increment);
     return run_cpu<float>(op, kFloat32, n, s.seed, s.offset, RandomArgs{0, 1}, 108, 2048);
   };
   auto expect_close = [](const std::vector<float>& got, const std::vector<double>& want) {
@@ -447,7 +447,7 @@ TEST(CudaRandomCpuKernel, EveryOpAndDtypeIsDeterministicAcrossHostThreadCounts) 
       std::vector<uint8_t> out(static_cast<size_t>(n) * element_size(c.dtype));
       const ElementwisePlan plan = flat_plan(n, element_size(c.dtype));
       char* data[kernels::kMaxOperands] = {reinterpret_cast<char*>(out.data())};
-      ops::cpu_kernels().random(c.op, c.dtype, plan, data, 1234, 16, c.args, 4, 2048,
+      ops::cpu_kernels().random(c.op, c.dtype, plan, data, kernels::PhiloxArgs{1234, 16}, c.args, 4, 2048,
                                 Stream::default_stream(Device(DeviceType::CPU, 0)));
       results.push_back(out);
     }
@@ -465,7 +465,7 @@ TEST(CudaRandomCpuKernel, BernoulliTensorUsesFourElementsPerThread) {
   plan.noperands = 2;
   plan.strides[1][0] = plan.element_size[1] = 4;
   char* data[kernels::kMaxOperands] = {reinterpret_cast<char*>(out.data()), reinterpret_cast<char*>(p.data())};
-  ops::cpu_kernels().random(RandomOp::BernoulliTensor, kUInt8, plan, data, 99, 12, RandomArgs{}, 0, 0,
+  ops::cpu_kernels().random(RandomOp::BernoulliTensor, kUInt8, plan, data, kernels::PhiloxArgs{99, 12}, RandomArgs{}, 0, 0,
                             Stream::default_stream(Device(DeviceType::CPU, 0)));
   for (int64_t i = 0; i < n; ++i) {
     const PhiloxBlock b = kernels::curand4_at(99, static_cast<uint64_t>(i / 4), 12, 0);
@@ -475,7 +475,7 @@ TEST(CudaRandomCpuKernel, BernoulliTensorUsesFourElementsPerThread) {
   }
   p[7] = 1.5f;  // PyTorch's device-side assert
   EXPECT_TRUE(contains(error_of([&] {
-                         ops::cpu_kernels().random(RandomOp::BernoulliTensor, kUInt8, plan, data, 99, 12,
+                         ops::cpu_kernels().random(RandomOp::BernoulliTensor, kUInt8, plan, data, kernels::PhiloxArgs{99, 12},
                                                    RandomArgs{}, 0, 0,
                                                    Stream::default_stream(Device(DeviceType::CPU, 0)));
                        }),

@@ -14,7 +14,8 @@ extern template void KernelTableOf<cpu::CpuLauncher>::softmax(ScalarType, bool, 
                                                               char* const*, Stream);
 // Defined in kernels_random.cpp.
 extern template void KernelTableOf<cpu::CpuLauncher>::random(kernels::RandomOp, ScalarType,
-                                                             const kernels::ElementwisePlan&, char* const*, uint64_t,
-                                                             uint64_t, const kernels::RandomArgs&, int, int, Stream);
+                                                             const kernels::ElementwisePlan&, char* const*,
+                                                             const kernels::PhiloxArgs&, const kernels::RandomArgs&, int,
+                                                             int, Stream);
 
 }  // namespace ctorch::backends

@@ -4,7 +4,7 @@
 namespace ctorch::backends {
 
 template void KernelTableOf<cpu::CpuLauncher>::random(kernels::RandomOp, ScalarType, const kernels::ElementwisePlan&,
-                                                      char* const*, uint64_t, uint64_t, const kernels::RandomArgs&,
+                                                      char* const*, const kernels::PhiloxArgs&, const kernels::RandomArgs&,
                                                       int, int, Stream);
 
 }  // namespace ctorch::backends

@@ -151,8 +151,10 @@ struct CpuLauncher {
   /// owns its Philox subsequence), so the split cannot change a value.
   template <class Sampler>
   static void distribution(const kernels::RandomLaunch& launch, const kernels::ElementwisePlan& plan,
-                           char* const* data, uint64_t seed, uint64_t offset, const Sampler& sampler, Stream) {
+                           char* const* data, const kernels::PhiloxArgs& philox, const Sampler& sampler, Stream) {
     using T = typename Sampler::value_type;
+    uint64_t seed = 0, offset = 0;
+    philox.unpack(&seed, &offset);
     const int64_t n = plan.numel;
     const kernels::PlanWriter<T> writer{plan, data[0], plan.is_contiguous()};
     parallel_for(0, launch.threads, thread_grain(n, launch.threads), [&](int64_t b, int64_t e) {
@@ -162,8 +164,10 @@ struct CpuLauncher {
 
   /// The bernoulli(p tensor) kernel's threads; PyTorch's device-side assert on p becomes an error.
   template <class T, class P>
-  static void bernoulli_tensor(const kernels::ElementwisePlan& plan, char* const* data, uint64_t seed,
-                               uint64_t offset, Stream) {
+  static void bernoulli_tensor(const kernels::ElementwisePlan& plan, char* const* data,
+                               const kernels::PhiloxArgs& philox, Stream) {
+    uint64_t seed = 0, offset = 0;
+    philox.unpack(&seed, &offset);
     const int64_t n = plan.numel;
     const int64_t threads = (n + kernels::kBernoulliTensorPerThread - 1) / kernels::kBernoulliTensorPerThread;
     const bool contiguous = plan.is_contiguous();

@@ -34,7 +34,7 @@ void softmax(ScalarType dtype, bool log, const kernels::SoftmaxPlan& plan, char*
 
 /// random.cu: KernelTable::random (Philox draws laid out as PyTorch's distribution kernels).
 void random(kernels::RandomOp op, ScalarType dtype, const kernels::ElementwisePlan& plan, char* const* data,
-            uint64_t seed, uint64_t offset, const kernels::RandomArgs& args, int sm_count, int max_threads_per_sm,
+            const kernels::PhiloxArgs& philox, const kernels::RandomArgs& args, int sm_count, int max_threads_per_sm,
             Stream stream);
 
 /// index.cu: KernelTable::index_gather.

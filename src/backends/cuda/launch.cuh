@@ -99,7 +99,7 @@ struct CudaLauncher {
   /// random.cu: distribution_nullary_kernel.
   template <class Sampler>
   static void distribution(const kernels::RandomLaunch& launch, const kernels::ElementwisePlan& plan,
-                           char* const* data, uint64_t seed, uint64_t offset, const Sampler& sampler, Stream s);
+                           char* const* data, const kernels::PhiloxArgs& philox, const Sampler& sampler, Stream s);
   /// index.cu: f(indexed, dense) per element of an IndexPlan, grid-stride; `sequential` runs one
   /// thread in plan order (deterministic accumulation).
   template <class F>
@@ -107,8 +107,8 @@ struct CudaLauncher {
                                 const char* name, Stream s);
   /// random.cu: the bernoulli(p tensor) kernel.
   template <class T, class P>
-  static void bernoulli_tensor(const kernels::ElementwisePlan& plan, char* const* data, uint64_t seed,
-                               uint64_t offset, Stream s);
+  static void bernoulli_tensor(const kernels::ElementwisePlan& plan, char* const* data,
+                               const kernels::PhiloxArgs& philox, Stream s);
 };
 
 /// The shared table's slots for CUDA.

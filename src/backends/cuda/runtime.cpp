@@ -179,7 +179,8 @@ class CudaRuntime final : public impl::DeviceRuntime,
                           public impl::BlasHandles,
                           public impl::MemoryIpc,
                           public CudaVirtualMemory,
-                          public CudaStreamOrderedMemory {
+                          public CudaStreamOrderedMemory,
+                          public impl::StreamCapture {
  public:
   // identity
   DeviceType type() const noexcept override { return DeviceType::CUDA; }
@@ -410,7 +411,12 @@ class CudaRuntime final : public impl::DeviceRuntime,
     if (bytes == 0) return nullptr;
     ScopedDevice guard(index);
     void* p = nullptr;
+    // As c10's CUDAStreamCaptureModeGuard: cudaMalloc under relaxed mode, so that a graph's private
+    // pool can grow while a global-mode capture runs.
+    cudaStreamCaptureMode mode = cudaStreamCaptureModeRelaxed;
+    const bool exchanged = cudaThreadExchangeStreamCaptureMode(&mode) == cudaSuccess;
     const cudaError_t err = cudaMalloc(&p, bytes);
+    if (exchanged) (void)cudaThreadExchangeStreamCaptureMode(&mode);
     if (err == cudaErrorMemoryAllocation) {
       (void)cudaGetLastError();
       size_t free_bytes = 0, total_bytes = 0;
@@ -470,6 +476,70 @@ class CudaRuntime final : public impl::DeviceRuntime,
     check_index(index);
     ScopedDevice guard(index);
     CTORCH_CUDA_CHECK(cudaMemGetInfo(free_bytes, total_bytes));
+  }
+
+  // impl::StreamCapture (cudaStreamBeginCapture and friends; compiled, never run here)
+  void begin_capture(Stream s, impl::CaptureMode mode) override {
+    check_stream(s);
+    ScopedDevice guard(s.device().index());
+    const cudaStreamCaptureMode m = mode == impl::CaptureMode::Global        ? cudaStreamCaptureModeGlobal
+                                    : mode == impl::CaptureMode::ThreadLocal ? cudaStreamCaptureModeThreadLocal
+                                                                             : cudaStreamCaptureModeRelaxed;
+    CTORCH_CUDA_CHECK(cudaStreamBeginCapture(native_stream(s), m));
+  }
+
+  impl::GraphHandle end_capture(Stream s) override {
+    check_stream(s);
+    ScopedDevice guard(s.device().index());
+    cudaGraph_t graph = nullptr;
+    CTORCH_CUDA_CHECK(cudaStreamEndCapture(native_stream(s), &graph));
+    return static_cast<void*>(graph);
+  }
+
+  impl::CaptureStatus capture_status(Stream s, uint64_t* id) override {
+    if (id) *id = 0;
+    check_stream(s);
+    ScopedDevice guard(s.device().index());
+    cudaStreamCaptureStatus status = cudaStreamCaptureStatusNone;
+    unsigned long long capture_id = 0;
+    CTORCH_CUDA_CHECK(cudaStreamGetCaptureInfo(native_stream(s), &status, &capture_id));
+    if (id) *id = capture_id;
+    switch (status) {
+      case cudaStreamCaptureStatusActive: return impl::CaptureStatus::Active;
+      case cudaStreamCaptureStatusInvalidated: return impl::CaptureStatus::Invalidated;
+      default: return impl::CaptureStatus::None;
+    }
+  }
+
+  size_t graph_node_count(impl::GraphHandle g) override {
+    size_t n = 0;
+    CTORCH_CUDA_CHECK(cudaGraphGetNodes(static_cast<cudaGraph_t>(g), nullptr, &n));
+    return n;
+  }
+
+  impl::GraphExecHandle instantiate_graph(impl::GraphHandle g) override {
+    cudaGraphExec_t exec = nullptr;
+    CTORCH_CUDA_CHECK(cudaGraphInstantiateWithFlags(&exec, static_cast<cudaGraph_t>(g),
+                                                    cudaGraphInstantiateFlagAutoFreeOnLaunch));
+    return static_cast<void*>(exec);
+  }
+
+  void launch_graph(impl::GraphExecHandle exec, Stream s) override {
+    check_stream(s);
+    ScopedDevice guard(s.device().index());
+    CTORCH_CUDA_CHECK(cudaGraphLaunch(static_cast<cudaGraphExec_t>(exec), native_stream(s)));
+  }
+
+  void destroy_graph(impl::GraphHandle g) noexcept override {
+    if (g && cudaGraphDestroy(static_cast<cudaGraph_t>(g)) != cudaSuccess) (void)cudaGetLastError();
+  }
+
+  void destroy_graph_exec(impl::GraphExecHandle exec) noexcept override {
+    if (exec && cudaGraphExecDestroy(static_cast<cudaGraphExec_t>(exec)) != cudaSuccess) (void)cudaGetLastError();
+  }
+
+  void debug_dump_graph(impl::GraphHandle g, const std::string& path) override {
+    CTORCH_CUDA_CHECK(cudaGraphDebugDotPrint(static_cast<cudaGraph_t>(g), path.c_str(), cudaGraphDebugDotFlagsVerbose));
   }
 
   // impl::NativeStreams

@@ -15,6 +15,7 @@
 #include "backends/emulated/memory.h"
 #include "backends/emulated/runtime.h"
 #include "backends/emulated/stream_ordered_memory.h"
+#include "backends/emulated/stream_capture.h"
 #include "backends/emulated/stream_worker.h"
 #include "backends/emulated/virtual_memory.h"
 
@@ -67,6 +68,11 @@ struct Record {
   int64_t time_ns = 0;
   bool failed = false;  // the stream had a sticky error when the record task ran
   std::string error;
+  // Recorded on a capturing stream (Note [Emulated stream capture]): the capture, the recording
+  // stream and the sequence of its last captured task; ticket is 0 (nothing runs).
+  std::shared_ptr<Capture> capture;
+  Stream stream = Stream::default_stream(Device(DeviceType::CPU, 0));
+  uint64_t capture_seq = 0;
 };
 
 /// One event. Interprocess events keep their records in `ipc` instead of `record`.

@@ -64,6 +64,16 @@ struct IndexOperands {
 /// Translates the operands of an IndexPlan (plan.extent bytes each) for a kernel on `stream`.
 IndexOperands translate_index_operands(const kernels::IndexPlan& plan, char* const* data, Stream stream);
 
+/// `philox` with its seed and offset pointers (device memory, when captured) translated for a kernel on `s`.
+inline kernels::PhiloxArgs translate_philox(kernels::PhiloxArgs philox, Stream s) {
+  if (philox.captured) {
+    const DeviceIndex device = s.device().index();
+    philox.seed_ptr = static_cast<const int64_t*>(instance().translate(philox.seed_ptr, sizeof(int64_t), device));
+    philox.offset_ptr = static_cast<const int64_t*>(instance().translate(philox.offset_ptr, sizeof(int64_t), device));
+  }
+  return philox;
+}
+
 /// The emulated Launcher: translate, then enqueue the grid walk on the stream.
 struct EmulatedLauncher {
   static constexpr Arithmetic kArithmetic = Arithmetic::Gpu;
@@ -129,13 +139,14 @@ struct EmulatedLauncher {
 
   template <class Sampler>
   static void distribution(const kernels::RandomLaunch& launch, const kernels::ElementwisePlan& plan,
-                           char* const* data, uint64_t seed, uint64_t offset, const Sampler& sampler, Stream s) {
+                           char* const* data, const kernels::PhiloxArgs& philox, const Sampler& sampler, Stream s) {
     const HostOperands host = translate_operands(plan, data, s);
+    const kernels::PhiloxArgs args = translate_philox(philox, s);
     instance().enqueue(
         s,
-        [launch, plan, host, seed, offset, sampler] {
+        [launch, plan, host, args, sampler] {
           char* d[kernels::kMaxOperands] = {host.ptr[0], host.ptr[1], host.ptr[2], host.ptr[3]};
-          cpu::CpuLauncher::distribution(launch, plan, d, seed, offset, sampler, host_stream());
+          cpu::CpuLauncher::distribution(launch, plan, d, args, sampler, host_stream());
         },
         "random");
   }
@@ -160,14 +171,15 @@ struct EmulatedLauncher {
   }
 
   template <class T, class P>
-  static void bernoulli_tensor(const kernels::ElementwisePlan& plan, char* const* data, uint64_t seed,
-                               uint64_t offset, Stream s) {
+  static void bernoulli_tensor(const kernels::ElementwisePlan& plan, char* const* data,
+                               const kernels::PhiloxArgs& philox, Stream s) {
     const HostOperands host = translate_operands(plan, data, s);
+    const kernels::PhiloxArgs args = translate_philox(philox, s);
     instance().enqueue(
         s,
-        [plan, host, seed, offset] {
+        [plan, host, args] {
           char* d[kernels::kMaxOperands] = {host.ptr[0], host.ptr[1], host.ptr[2], host.ptr[3]};
-          cpu::CpuLauncher::bernoulli_tensor<T, P>(plan, d, seed, offset, host_stream());
+          cpu::CpuLauncher::bernoulli_tensor<T, P>(plan, d, args, host_stream());
         },
         "random");
   }

@@ -158,7 +158,7 @@ cuda::EmulationConfig no_devices() {
 EmulatedRuntime::EmulatedRuntime() : EmulatedRuntime(no_devices()) {}
 
 EmulatedRuntime::EmulatedRuntime(const cuda::EmulationConfig& config)
-    : topology_(nullptr), pinned_(std::make_unique<PinnedRegistry>()) {
+    : topology_(nullptr), pinned_(std::make_unique<PinnedRegistry>()), captures_(std::make_unique<CaptureRegistry>()) {
   configure(config);
 }
 
@@ -359,6 +359,8 @@ uint64_t EmulatedRuntime::enqueue_internal(Stream s, std::function<void()> task,
   DeviceState& dev = device(s.device().index(), /*stream_api=*/true);
   const int slot = slot_of(dev, s);
   StreamWorker& w = get_or_create(dev, slot);
+  // Note [Emulated stream capture]: a capturing stream records the task instead of running it.
+  if (capture_count_.load(std::memory_order_acquire) != 0 && capture_task(s, slot == 0, task, site)) return 0;
   task = impl::observe_task(impl::TaskInfo{s, kind, site.c_str()}, std::move(task));
   const uint8_t activity = activity_of(kind);
   if (!is_legacy_slot(slot)) return w.enqueue(std::move(task), std::move(site), always_run, activity);
@@ -383,6 +385,7 @@ uint64_t EmulatedRuntime::enqueue_internal(Stream s, std::function<void()> task,
 
 bool EmulatedRuntime::query_stream(Stream s) {
   StreamWorker& w = worker(s);
+  check_capture_safe(&s, "query_stream");
   std::string msg;
   if (w.sticky_error(&msg)) throw Error(msg);
   return w.idle();
@@ -390,6 +393,7 @@ bool EmulatedRuntime::query_stream(Stream s) {
 
 void EmulatedRuntime::synchronize_stream(Stream s) {
   StreamWorker& w = worker(s);
+  check_capture_safe(&s, "synchronize_stream");
   CTORCH_CHECK(StreamWorker::current() != &w, "cannot synchronize ", w.label(),
                " from a task running on it (it would wait for itself)");
   w.wait(w.submitted());
@@ -399,6 +403,7 @@ void EmulatedRuntime::synchronize_stream(Stream s) {
 
 void EmulatedRuntime::synchronize_device(DeviceIndex index) {
   DeviceState& dev = device(index);
+  check_capture_safe(nullptr, "synchronize_device", index);
   StreamWorker* self = StreamWorker::current();
   for_each_worker(dev, [&](StreamWorker& w) {
     CTORCH_CHECK(&w != self, "cannot synchronize emulated cuda:", index, " from a task running on ", w.label());
@@ -451,6 +456,7 @@ void EmulatedRuntime::record_event(impl::EventHandle e, Stream s) {
   CTORCH_CHECK(s.device().is_cuda() && ev->device == s.device().index(), "Event device ", ev->device,
                " does not match recording stream's device ", s.device().index(), ".");
   if (ev->ipc) return ipc_record(ev->ipc, s);
+  if (capture_record(ev, s)) return;
   auto rec = std::make_shared<Record>();
   rec->worker = &worker(s);
   rec->ticket = enqueue_internal(
@@ -481,6 +487,7 @@ void EmulatedRuntime::wait_event(Stream s, impl::EventHandle e) {
   std::shared_ptr<Record> rec = latest(ev);
   (void)worker(s);  // validates s
   if (!rec) return;  // never recorded: nothing to wait for (as cudaStreamWaitEvent)
+  if (capture_wait(s, rec)) return;
   if (rec->worker->done(rec->ticket) && !rec->failed) return;
   enqueue_internal(
       s,
@@ -496,6 +503,13 @@ bool EmulatedRuntime::query_event(impl::EventHandle e) {
   if (ev->ipc) return ev->ipc->done(ev->ipc->recorded());
   std::shared_ptr<Record> rec = latest(ev);
   if (!rec) return true;
+  if (rec->capture) {
+    // Recorded inside a capture: refused while it runs; afterwards nothing real was recorded.
+    CTORCH_CHECK(rec->capture->ended.load(std::memory_order_acquire),
+                 "CUDA error: operation not permitted on an event last recorded in a capturing stream");
+    return true;
+  }
+  check_capture_safe(nullptr, "query_event");
   if (!rec->worker->done(rec->ticket)) return false;
   if (rec->failed) throw Error(rec->error);
   return true;
@@ -506,6 +520,12 @@ void EmulatedRuntime::synchronize_event(impl::EventHandle e) {
   if (ev->ipc) return ev->ipc->wait(ev->ipc->recorded());
   std::shared_ptr<Record> rec = latest(ev);
   if (!rec) return;
+  if (rec->capture) {
+    CTORCH_CHECK(rec->capture->ended.load(std::memory_order_acquire),
+                 "CUDA error: operation not permitted on an event last recorded in a capturing stream");
+    return;
+  }
+  check_capture_safe(nullptr, "synchronize_event");
   CTORCH_CHECK(StreamWorker::current() != rec->worker, "cannot synchronize an event from a task running on ",
                rec->worker->label(), ", where it was recorded (it would wait for itself)");
   rec->worker->wait(rec->ticket);
@@ -678,6 +698,7 @@ void EmulatedRuntime::copy_async(void* dst, DeviceIndex dst_index, const void* s
     const void* from = src_index < 0 ? src : translate(src, bytes, exec);
     std::memmove(d, from, bytes);
   };
+  if (dst_pageable) check_capture_safe(&s, "copy_async to pageable host memory");
   CTORCH_CHECK(!dst_pageable || StreamWorker::current() != &w, "emulated copy_async to pageable host memory on ",
                w.label(), " from a task running on it would wait for itself");
   const Ticket t = enqueue_internal(s, std::move(task), "copy_async", false, impl::TaskKind::Copy);

@@ -56,7 +56,9 @@ struct Topology;
 struct DeviceState;
 struct EmulatedEvent;
 class IpcEventMapping;
+struct Record;
 class PinnedRegistry;
+struct CaptureRegistry;
 
 /// Priority levels of the stream pools (0, -1, -2, -3) and streams per level.
 inline constexpr int kPriorityLevels = 4;
@@ -73,7 +75,8 @@ class EmulatedRuntime final : public impl::DeviceRuntime,
                               public impl::StreamOrderedMemory,
                               public impl::DeviceTelemetry,
                               public impl::BlasHandles,
-                              public impl::MemoryIpc {
+                              public impl::MemoryIpc,
+                              public impl::StreamCapture {
  public:
   /// A runtime with no devices (configure() adds them).
   EmulatedRuntime();
@@ -187,6 +190,25 @@ class EmulatedRuntime final : public impl::DeviceRuntime,
   void* open_ipc_mem_handle(DeviceIndex index, const impl::IpcMemBytes& handle) override;
   /// Unmaps an opened allocation once the device's queued work has run.
   void close_ipc_mem_handle(DeviceIndex index, void* base) noexcept override;
+  // --- impl::StreamCapture (stream_capture.cpp; Note [Emulated stream capture]) ---
+  /// Starts capturing pool or blocking stream `s`.
+  void begin_capture(Stream s, impl::CaptureMode mode) override;
+  /// Ends the capture `s` began; its task list becomes the graph.
+  impl::GraphHandle end_capture(Stream s) override;
+  /// Status of `s` (and its capture's id).
+  impl::CaptureStatus capture_status(Stream s, uint64_t* id = nullptr) override;
+  /// Captured tasks of `g`.
+  size_t graph_node_count(impl::GraphHandle g) override;
+  /// An executable graph sharing g's task list.
+  impl::GraphExecHandle instantiate_graph(impl::GraphHandle g) override;
+  /// Queues one task on `s` that runs the graph's tasks in order.
+  void launch_graph(impl::GraphExecHandle exec, Stream s) override;
+  /// Frees a graph.
+  void destroy_graph(impl::GraphHandle g) noexcept override;
+  /// Frees an executable graph (queued replays keep its tasks alive).
+  void destroy_graph_exec(impl::GraphExecHandle exec) noexcept override;
+  /// Writes one line per captured task (its site) to `path`.
+  void debug_dump_graph(impl::GraphHandle g, const std::string& path) override;
   /// Physical bytes backing device `index` (fresh, live, and quarantined freed memory).
   size_t committed_bytes(DeviceIndex index) const;
   /// Live raw allocations on device `index`.
@@ -203,6 +225,16 @@ class EmulatedRuntime final : public impl::DeviceRuntime,
   // record_event / wait_event of interprocess events (ipc_event.cpp).
   void ipc_record(const std::shared_ptr<IpcEventMapping>& m, Stream s);
   void ipc_wait(Stream s, const std::shared_ptr<IpcEventMapping>& m);
+  // Stream capture (stream_capture.cpp): appends `task` to the capture of `s` and returns true
+  // when `s` captures; refuses legacy-stream work while a blocking stream captures.
+  bool capture_task(Stream s, bool legacy, std::function<void()>& task, const std::string& site);
+  // Throws (and invalidates) when a potentially unsafe call `what` on `s` (null: none) is refused.
+  // `device` >= 0: a device-wide synchronization, refused while any stream of the device captures.
+  void check_capture_safe(const Stream* s, const char* what, DeviceIndex device = -1);
+  // record_event on a capturing stream; false when `s` does not capture.
+  bool capture_record(EmulatedEvent* ev, Stream s);
+  // wait_event on an event recorded in a capture: joins `s` to it; false when not such an event.
+  bool capture_wait(Stream s, const std::shared_ptr<Record>& rec);
   void drain_device(DeviceState& dev) const noexcept;
   void drain_all() const noexcept;
   void shutdown_workers() noexcept;
@@ -216,6 +248,8 @@ class EmulatedRuntime final : public impl::DeviceRuntime,
   std::unique_ptr<PinnedRegistry> pinned_;
   mutable std::mutex events_mu_;
   std::unordered_set<EmulatedEvent*> events_;  // live events; guarded by events_mu_
+  std::unique_ptr<CaptureRegistry> captures_;
+  std::atomic<int> capture_count_{0};  // active captures (checked before taking captures_->mu)
 };
 
 /// The process-wide emulated runtime (leaked on purpose; see Note [Emulated runtime]).
