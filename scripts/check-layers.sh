@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Fails when an #include in src/ runs upward between the layers (README "Layout", DESIGN.md):
 #   core < runtime < memory < tensor < kernels < ops < backends < frontend (random, cuda, jiterator)
-#   < training frontends: autograd, data, serialize < nn, optim < parallel, distributed
+#   < training frontends: autograd, data, serialize < nn, optim, graphs < parallel, distributed
 # A file in src/<layer>/ may include "<other>/..." only when <other> is its own layer or lower.
 # Observers (sanitizer, trace) may include any layer below the frontend; only the cuda/ frontend,
 # which exposes their public API, may include them.
@@ -22,7 +22,7 @@ grep -rnoE '^[[:space:]]*#[[:space:]]*include[[:space:]]+"[a-z_]+/' src |
       if (l == "sanitizer" || l == "trace") return 7;
       if (l == "random" || l == "cuda" || l == "jiterator") return 8;
       if (l == "autograd" || l == "data" || l == "serialize") return 9;
-      if (l == "nn" || l == "optim") return 10;
+      if (l == "nn" || l == "optim" || l == "graphs") return 10;
       if (l == "parallel" || l == "distributed") return 11;
       return -1;
     }

@@ -11,6 +11,7 @@
 #include "ctorch/cuda_comm.h"
 #include "ctorch/cuda_event.h"
 #include "ctorch/cuda_graph.h"
+#include "ctorch/cuda_graphed_callables.h"
 #include "ctorch/cuda_ipc.h"
 #include "ctorch/cuda_jiterator.h"
 #include "ctorch/cuda_memory.h"

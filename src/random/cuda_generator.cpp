@@ -193,8 +193,9 @@ void CUDAGeneratorImpl::unregister_graph(const void* graph) noexcept {
 void CUDAGeneratorImpl::capture_prologue() {
   capturing_ = true;
   offset_intragraph_ = 0;
-  seed_extragraph_.fill_(static_cast<int64_t>(seed_));
-  offset_extragraph_.fill_(int64_t{0});
+  // PyTorch also fills seed/offset here, on the capture stream; nothing reads them before a replay,
+  // and every replay fills them on its own stream first, so ctorch skips the fill (which raced, for
+  // the stream sanitizer, with the replay's fill on another stream).
 }
 
 uint64_t CUDAGeneratorImpl::capture_epilogue() {
