@@ -6,6 +6,7 @@
 #include <dlfcn.h>
 
 #include <cstdlib>
+#include <memory>
 #include <mutex>
 #include <sstream>
 
@@ -91,8 +92,15 @@ Loaded load() {
                                 "need the NVIDIA driver's NVML library on real CUDA devices.");
     return out;
   }
-  auto* api = new Nvml::Api();  // kept for the process's lifetime, as the library
+  // Kept for the process's lifetime when NVML initializes; a failed load closes the library.
+  auto api = std::make_unique<Nvml::Api>();
   api->lib = lib;
+  struct CloseOnFailure {
+    void* lib;
+    ~CloseOnFailure() {
+      if (lib) dlclose(lib);
+    }
+  } close_on_failure{lib};
   bind(lib, api->init, "nvmlInit_v2");
   bind(lib, api->error_string, "nvmlErrorString");
   bind(lib, api->device_count, "nvmlDeviceGetCount_v2");
@@ -123,7 +131,8 @@ Loaded load() {
     out.error = ::ctorch::detail::str_cat("NVML error: ", api->error(r), " (", r, ") in nvmlInit_v2");
     return out;
   }
-  out.api = api;
+  close_on_failure.lib = nullptr;
+  out.api = api.release();
   return out;
 }
 
