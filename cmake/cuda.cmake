@@ -61,7 +61,11 @@ if(CTORCH_NCCL_LIBRARY AND CTORCH_NCCL_INCLUDE)
 else()
   message(STATUS "ctorch: NCCL not found next to the CUDA toolkit; torch.distributed has no nccl backend")
 endif()
-target_link_libraries(ctorch PRIVATE CUDA::cudart CUDA::cublas CUDA::nvrtc)  # nvrtc: the jiterator (backends/cuda/jit.cpp)
+# cuBLAS and NVRTC are opened on first use (backends/cuda/lazy_library.h), not linked: their static
+# initialization cost every process ~100 ms at start, GPU or not. Their headers are still needed.
+target_link_libraries(ctorch PRIVATE CUDA::cudart)
+target_include_directories(ctorch PRIVATE ${CUDAToolkit_INCLUDE_DIRS})
+target_compile_definitions(ctorch PRIVATE CTORCH_CUDA_LIBRARY_DIR="${CUDAToolkit_LIBRARY_DIR}")
 # ctorch was created before enable_language(CUDA), so CMAKE_CUDA_ARCHITECTURES did not initialize it.
 set_target_properties(ctorch PROPERTIES CUDA_RUNTIME_LIBRARY None CUDA_ARCHITECTURES "${CTORCH_CUDA_ARCHITECTURES}")
 set_property(TARGET ctorch APPEND PROPERTY INSTALL_RPATH "${CUDAToolkit_LIBRARY_DIR}")

@@ -22,6 +22,7 @@
 
 #include "backends/cuda/check.h"
 #include "backends/cuda/kernels.h"
+#include "backends/cuda/lazy_library.h"
 #include "backends/cuda/stream.h"
 #include "ctorch/error.h"
 
@@ -30,11 +31,33 @@ namespace {
 
 constexpr int kMaxDevices = 64;
 
+// cuBLAS, opened on first use (lazy_library.h): linked, its static initialization cost every
+// process ~80 ms at start.
+struct Cublas {
+  static constexpr const char* kSoname = "libcublas.so." CTORCH_LAZY_XSTR_(CUBLAS_VER_MAJOR);
+  void* lib = open_cuda_library(kSoname);
+#define CTORCH_CUBLAS_FN_(fn) decltype(&fn) fn##_ = CTORCH_LAZY_SYMBOL(lib, kSoname, fn)
+  CTORCH_CUBLAS_FN_(cublasGetStatusName);
+  CTORCH_CUBLAS_FN_(cublasGetStatusString);
+  CTORCH_CUBLAS_FN_(cublasCreate);
+  CTORCH_CUBLAS_FN_(cublasSetStream);
+  CTORCH_CUBLAS_FN_(cublasSetMathMode);
+  CTORCH_CUBLAS_FN_(cublasSgemmStridedBatched_64);
+  CTORCH_CUBLAS_FN_(cublasDgemmStridedBatched_64);
+  CTORCH_CUBLAS_FN_(cublasGemmStridedBatchedEx_64);
+#undef CTORCH_CUBLAS_FN_
+};
+
+const Cublas& cublas() {
+  static const Cublas* api = new Cublas();  // never unloaded, as a linked library
+  return *api;
+}
+
 [[noreturn]] void throw_cublas_error(cublasStatus_t status, const char* expr, const char* file, int line) {
   int device = -1;
   if (cudaGetDevice(&device) != cudaSuccess) device = -1;
-  const std::string msg = detail::str_cat("CUDA error: ", cublasGetStatusName(status), " when calling `", expr,
-                                          "` (", cublasGetStatusString(status), "; cuda:", device, " at ", file, ":",
+  const std::string msg = detail::str_cat("CUDA error: ", cublas().cublasGetStatusName_(status), " when calling `", expr,
+                                          "` (", cublas().cublasGetStatusString_(status), "; cuda:", device, " at ", file, ":",
                                           line, ")");
   switch (status) {
     case CUBLAS_STATUS_ALLOC_FAILED: throw OutOfMemoryError(msg);
@@ -85,9 +108,9 @@ cublasHandle_t handle(DeviceIndex device, cudaStream_t stream) {
         p.free[device].pop_back();
       }
     }
-    if (!h) CTORCH_CUBLAS_CHECK(cublasCreate(&h));
+    if (!h) CTORCH_CUBLAS_CHECK(cublas().cublasCreate_(&h));
   }
-  CTORCH_CUBLAS_CHECK(cublasSetStream(h, stream));
+  CTORCH_CUBLAS_CHECK(cublas().cublasSetStream_(h, stream));
   return h;
 }
 
@@ -115,23 +138,23 @@ void blas_gemm(ScalarType dtype, const kernels::GemmGeometry& g, const Scalar& a
   if ((dtype == kFloat16 || dtype == kBFloat16) && !reduced_ok) {
     math = static_cast<cublasMath_t>(math | CUBLAS_MATH_DISALLOW_REDUCED_PRECISION_REDUCTION);
   }
-  CTORCH_CUBLAS_CHECK(cublasSetMathMode(h, math));
+  CTORCH_CUBLAS_CHECK(cublas().cublasSetMathMode_(h, math));
   if (dtype == kFloat64) {
     const double al = alpha.to_double(), be = beta.to_double();
-    CTORCH_CUBLAS_CHECK(cublasDgemmStridedBatched_64(h, op(trans_b), op(trans_a), n, m, k, &al,
+    CTORCH_CUBLAS_CHECK(cublas().cublasDgemmStridedBatched_64_(h, op(trans_b), op(trans_a), n, m, k, &al,
                                                      static_cast<const double*>(b), ldb, stride_b,
                                                      static_cast<const double*>(a), lda, stride_a, &be,
                                                      static_cast<double*>(c), ldc, stride_c, batch));
   } else if (dtype == kFloat32) {
     const float al = alpha.to<float>(), be = beta.to<float>();
-    CTORCH_CUBLAS_CHECK(cublasSgemmStridedBatched_64(h, op(trans_b), op(trans_a), n, m, k, &al,
+    CTORCH_CUBLAS_CHECK(cublas().cublasSgemmStridedBatched_64_(h, op(trans_b), op(trans_a), n, m, k, &al,
                                                      static_cast<const float*>(b), ldb, stride_b,
                                                      static_cast<const float*>(a), lda, stride_a, &be,
                                                      static_cast<float*>(c), ldc, stride_c, batch));
   } else {
     const float al = static_cast<float>(alpha.to_double()), be = static_cast<float>(beta.to_double());
     const cudaDataType type = dtype == kFloat16 ? CUDA_R_16F : CUDA_R_16BF;
-    CTORCH_CUBLAS_CHECK(cublasGemmStridedBatchedEx_64(h, op(trans_b), op(trans_a), n, m, k, &al, b, type, ldb,
+    CTORCH_CUBLAS_CHECK(cublas().cublasGemmStridedBatchedEx_64_(h, op(trans_b), op(trans_a), n, m, k, &al, b, type, ldb,
                                                       stride_b, a, type, lda, stride_a, &be, c, type, ldc, stride_c,
                                                       batch, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
   }

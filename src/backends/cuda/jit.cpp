@@ -11,11 +11,13 @@
 #include <memory>
 #include <mutex>
 #include <sstream>
+#include <string>
 #include <type_traits>
 #include <unordered_map>
 #include <vector>
 
 #include "backends/cuda/check.h"
+#include "backends/cuda/lazy_library.h"
 #include "backends/cuda/stream.h"
 #include "ctorch/error.h"
 
@@ -50,8 +52,29 @@ const char* extra_type_name(ScalarType t) {
   return t == kBool ? "bool" : "double";
 }
 
+// NVRTC, opened on the first jiterator compile (lazy_library.h), as ATen's LazyNVRTC.
+struct Nvrtc {
+  const std::string soname = "libnvrtc.so." + std::to_string(CUDA_VERSION / 1000);
+  void* lib = open_cuda_library(soname.c_str());
+#define CTORCH_NVRTC_FN_(fn) decltype(&fn) fn##_ = CTORCH_LAZY_SYMBOL(lib, soname.c_str(), fn)
+  CTORCH_NVRTC_FN_(nvrtcGetErrorString);
+  CTORCH_NVRTC_FN_(nvrtcCreateProgram);
+  CTORCH_NVRTC_FN_(nvrtcDestroyProgram);
+  CTORCH_NVRTC_FN_(nvrtcCompileProgram);
+  CTORCH_NVRTC_FN_(nvrtcGetProgramLogSize);
+  CTORCH_NVRTC_FN_(nvrtcGetProgramLog);
+  CTORCH_NVRTC_FN_(nvrtcGetPTXSize);
+  CTORCH_NVRTC_FN_(nvrtcGetPTX);
+#undef CTORCH_NVRTC_FN_
+};
+
+const Nvrtc& nvrtc() {
+  static const Nvrtc* api = new Nvrtc();  // never unloaded, as a linked library
+  return *api;
+}
+
 void check_nvrtc(nvrtcResult r, const char* what) {
-  CTORCH_CHECK(r == NVRTC_SUCCESS, "jiterator: ", what, " failed: ", nvrtcGetErrorString(r));
+  CTORCH_CHECK(r == NVRTC_SUCCESS, "jiterator: ", what, " failed: ", nvrtc().nvrtcGetErrorString_(r));
 }
 
 // The driver functions used, resolved once through the runtime.
@@ -144,28 +167,28 @@ std::string jit_source(const ops::JitSpec& spec) {
 std::string nvrtc_compile(const ops::JitSpec& spec, int major, int minor) {
   const std::string source = jit_source(spec);
   nvrtcProgram program = nullptr;
-  check_nvrtc(nvrtcCreateProgram(&program, source.c_str(), "jiterator.cu", 0, nullptr, nullptr),
+  check_nvrtc(nvrtc().nvrtcCreateProgram_(&program, source.c_str(), "jiterator.cu", 0, nullptr, nullptr),
               "nvrtcCreateProgram");
   std::unique_ptr<nvrtcProgram, void (*)(nvrtcProgram*)> guard(&program, [](nvrtcProgram* p) {
-    (void)nvrtcDestroyProgram(p);
+    (void)nvrtc().nvrtcDestroyProgram_(p);
   });
   const std::string arch = "--gpu-architecture=compute_" + std::to_string(major) + std::to_string(minor);
   // -default-device: the code string's functions carry no __device__ (as PyTorch compiles them).
   const char* options[] = {"--std=c++17", arch.c_str(), "-default-device"};
-  const nvrtcResult result = nvrtcCompileProgram(program, 3, options);
+  const nvrtcResult result = nvrtc().nvrtcCompileProgram_(program, 3, options);
   if (result != NVRTC_SUCCESS) {
     size_t size = 0;
-    check_nvrtc(nvrtcGetProgramLogSize(program, &size), "nvrtcGetProgramLogSize");
+    check_nvrtc(nvrtc().nvrtcGetProgramLogSize_(program, &size), "nvrtcGetProgramLogSize");
     std::string log(size, '\0');
-    if (size > 0) check_nvrtc(nvrtcGetProgramLog(program, log.data()), "nvrtcGetProgramLog");
+    if (size > 0) check_nvrtc(nvrtc().nvrtcGetProgramLog_(program, log.data()), "nvrtcGetProgramLog");
     while (!log.empty() && log.back() == '\0') log.pop_back();
     throw JitCompileError("jiterator: failed to compile kernel '" + spec.name +
                           "' with NVRTC (lines of the code string are 'jiterator(LINE)'):\n" + log);
   }
   size_t size = 0;
-  check_nvrtc(nvrtcGetPTXSize(program, &size), "nvrtcGetPTXSize");
+  check_nvrtc(nvrtc().nvrtcGetPTXSize_(program, &size), "nvrtcGetPTXSize");
   std::string ptx(size, '\0');
-  check_nvrtc(nvrtcGetPTX(program, ptx.data()), "nvrtcGetPTX");
+  check_nvrtc(nvrtc().nvrtcGetPTX_(program, ptx.data()), "nvrtcGetPTX");
   return ptx;
 }
 
