@@ -3,8 +3,9 @@
 # Usage: scripts/install-deps.sh [--bench]   (--bench also installs libtorch-dev for comparisons)
 set -euo pipefail
 # libgloo-dev: collectives for the cpu/emulated process group (src/distributed).
+# libfftw3-dev: torch.fft on cpu and emulated devices (src/backends/cpu/fft.cpp); pkg-config finds it.
 # chromium: headless browser for the ctorch-memory-viz page tests (they skip without it).
-packages=(cmake g++ make libgtest-dev libgmock-dev libbenchmark-dev libopenblas-pthread-dev libopenblas-dev nlohmann-json3-dev libgloo-dev chromium)
+packages=(cmake g++ make libgtest-dev libgmock-dev libbenchmark-dev libopenblas-pthread-dev libopenblas-dev nlohmann-json3-dev libgloo-dev libfftw3-dev pkg-config chromium)
 if [[ "${1:-}" == "--bench" ]]; then packages+=(libtorch-dev); fi
 missing=()
 for p in "${packages[@]}"; do

@@ -33,8 +33,8 @@ void set_allow_bf16_reduced_precision_reduction(bool allow);
 }  // namespace backends::cuda::matmul
 
 namespace backends::cuda {
-/// One device's cuFFT plan cache (torch.backends.cuda.cufft_plan_cache[i]). ctorch has no FFT ops
-/// yet (no complex dtypes), so no plan is ever cached: size() is 0; max_size is kept and checked.
+/// One device's cuFFT plan cache (torch.backends.cuda.cufft_plan_cache[i]): an LRU of the plans of the
+/// torch.fft transforms run on the device (cuFFT plans; FFTW plans on emulated devices).
 class CuFFTPlanCache {
  public:
   /// The cache of CUDA device `index` (use cufft_plan_cache[index], which checks it).
@@ -43,7 +43,7 @@ class CuFFTPlanCache {
   int64_t size() const;
   /// Capacity (default 4096, CUFFT_MAX_PLAN_NUM).
   int64_t max_size() const;
-  /// Sets the capacity; must be in [0, 4096].
+  /// Sets the capacity; must be in [0, 4096]; evicts least recently used plans beyond it.
   void set_max_size(int64_t size);
   /// Drops every cached plan.
   void clear();

@@ -1,6 +1,7 @@
 // ScalarType: the element types, their names, sizes and PyTorch's promotion rules.
 #pragma once
 
+#include <complex>
 #include <cstdint>
 #include <iosfwd>
 #include <optional>
@@ -22,9 +23,11 @@ enum class ScalarType : int8_t {
   Float64,
   Bool,
   BFloat16,
+  ComplexFloat,
+  ComplexDouble,
 };
 /// Number of scalar types.
-inline constexpr int kNumScalarTypes = 10;
+inline constexpr int kNumScalarTypes = 12;
 
 inline constexpr ScalarType kUInt8 = ScalarType::UInt8;
 inline constexpr ScalarType kByte = ScalarType::UInt8;
@@ -44,13 +47,28 @@ inline constexpr ScalarType kFloat64 = ScalarType::Float64;
 inline constexpr ScalarType kDouble = ScalarType::Float64;
 inline constexpr ScalarType kBool = ScalarType::Bool;
 inline constexpr ScalarType kBFloat16 = ScalarType::BFloat16;
+inline constexpr ScalarType kComplexFloat = ScalarType::ComplexFloat;
+inline constexpr ScalarType kComplex64 = ScalarType::ComplexFloat;
+inline constexpr ScalarType kComplexDouble = ScalarType::ComplexDouble;
+inline constexpr ScalarType kComplex128 = ScalarType::ComplexDouble;
 
 /// Bytes per element.
 inline constexpr int64_t element_size(ScalarType t) {
-  constexpr int8_t sizes[] = {1, 1, 2, 4, 8, 2, 4, 8, 1, 2};
+  constexpr int8_t sizes[] = {1, 1, 2, 4, 8, 2, 4, 8, 1, 2, 8, 16};
   return sizes[static_cast<int>(t)];
 }
-/// float16, bfloat16, float32, float64.
+/// complex64, complex128.
+inline constexpr bool is_complex(ScalarType t) { return t == kComplexFloat || t == kComplexDouble; }
+/// The real type of a complex type's parts (complex64 -> float32); other types map to themselves.
+inline constexpr ScalarType to_real_value_type(ScalarType t) {
+  return t == kComplexFloat ? kFloat32 : t == kComplexDouble ? kFloat64 : t;
+}
+/// The complex type with parts of real type `t` (float32 -> complex64, float64 -> complex128,
+/// float16/bfloat16 -> complex64: ctorch has no complex32); complex types map to themselves.
+inline constexpr ScalarType to_complex_type(ScalarType t) {
+  return t == kFloat64 || t == kComplexDouble ? kComplexDouble : kComplexFloat;
+}
+/// float16, bfloat16, float32, float64 (complex types are not floating point, as in PyTorch).
 inline constexpr bool is_floating_point(ScalarType t) {
   return t == kFloat16 || t == kFloat32 || t == kFloat64 || t == kBFloat16;
 }
@@ -93,6 +111,8 @@ CTORCH_MAP_TYPE_(float, kFloat32)
 CTORCH_MAP_TYPE_(double, kFloat64)
 CTORCH_MAP_TYPE_(bool, kBool)
 CTORCH_MAP_TYPE_(BFloat16, kBFloat16)
+CTORCH_MAP_TYPE_(std::complex<float>, kComplexFloat)
+CTORCH_MAP_TYPE_(std::complex<double>, kComplexDouble)
 #undef CTORCH_MAP_TYPE_
 
 /// ScalarType of C++ type T.

@@ -86,8 +86,16 @@ class Tensor {
   bool is_cuda() const { return device().is_cuda(); }
   /// True for cpu tensors.
   bool is_cpu() const { return device().is_cpu(); }
-  /// True for floating dtypes.
+  /// True for floating dtypes (not complex ones, as in PyTorch).
   bool is_floating_point() const { return ctorch::is_floating_point(dtype()); }
+  /// True for complex64 and complex128.
+  bool is_complex() const { return ctorch::is_complex(dtype()); }
+  /// The real parts of a complex tensor as a view (torch.real); a real tensor itself.
+  Tensor real() const;
+  /// The imaginary parts of a complex tensor as a view (torch.imag); real tensors raise.
+  Tensor imag() const;
+  /// The complex conjugate (torch.conj; materialized, never a lazy conjugate view); a real tensor itself.
+  Tensor conj() const;
   /// True for cpu tensors in page-locked memory.
   bool is_pinned() const;
   /// dtype, device and requires_grad of this tensor.

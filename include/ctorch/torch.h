@@ -4,8 +4,9 @@
 // libtorch's format program-wide (ctorch::set_tensor_print_style; t.repr() stays Python's).
 // The C++ frontend: torch::nn holders, torch::optim and torch::autograd in libtorch/nn.h; the
 // torch::data subset in libtorch/data.h. Not here because ctorch lacks the subsystem:
-// torch::save/load of modules (ctorch checkpoints are safetensors), complex dtypes, sparse and
-// quantized tensors.
+// torch::save/load of modules (ctorch checkpoints are safetensors), sparse and quantized tensors.
+// Complex dtypes exist (torch::kComplexFloat, torch::fft::fft, ...) with std::complex elements,
+// not c10::complex.
 #pragma once
 
 #include "ctorch/ctorch.h"

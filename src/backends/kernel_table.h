@@ -16,6 +16,7 @@
 //   index_elementwise(plan, data, f, sequential, name, stream)   f(indexed, dense) per element of an
 //                                                IndexPlan; sequential: one thread in plan order
 //   jit_compile(spec, device), jit(kernel, plan, data, extra, nextra, stream)   the two jiterator slots
+//   fft(plan, in, out, stream)                   the whole FFT slot (backends/<backend>/fft.cpp)
 //
 // Note [cpu and gpu arithmetic]
 // Where PyTorch's cpu and CUDA kernels round differently, the table follows the launcher's device:
@@ -532,6 +533,7 @@ const ops::KernelTable& make_kernel_table() {
       .index_scatter = K::index_scatter,
       .jit_compile = L::jit_compile,
       .jit = L::jit,
+      .fft = L::fft,
   };
   return table;
 }

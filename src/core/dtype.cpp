@@ -9,13 +9,13 @@ namespace ctorch {
 
 const char* scalar_type_name(ScalarType t) {
   static const char* names[] = {"uint8", "int8",    "int16", "int32", "int64",
-                                "float16", "float32", "float64", "bool", "bfloat16"};
+                                "float16", "float32", "float64", "bool", "bfloat16", "complex64", "complex128"};
   return names[static_cast<int>(t)];
 }
 
 const char* scalar_type_cpp_name(ScalarType t) {
   static const char* names[] = {"Byte", "Char",   "Short",  "Int",  "Long",
-                                "Half", "Float", "Double", "Bool", "BFloat16"};
+                                "Half", "Float", "Double", "Bool", "BFloat16", "ComplexFloat", "ComplexDouble"};
   return names[static_cast<int>(t)];
 }
 
@@ -28,6 +28,12 @@ std::ostream& operator<<(std::ostream& os, ScalarType t) { return os << dtype_na
 // bfloat16 gives float32.
 ScalarType promote_types(ScalarType a, ScalarType b) {
   if (a == b) return a;
+  if (is_complex(a) || is_complex(b)) {
+    // Complex wins the category; the parts are as wide as the widest floating operand
+    // (complex64 with float64 gives complex128, as c10's table).
+    const bool wide = a == kComplexDouble || b == kComplexDouble || a == kFloat64 || b == kFloat64;
+    return wide ? kComplexDouble : kComplexFloat;
+  }
   if (a == kBool) return b;
   if (b == kBool) return a;
   const bool fa = is_floating_point(a), fb = is_floating_point(b);
@@ -46,6 +52,7 @@ ScalarType promote_types(ScalarType a, ScalarType b) {
 }
 
 bool can_cast(ScalarType from, ScalarType to) {
+  if (is_complex(from) && !is_complex(to)) return false;
   if (is_floating_point(from) && is_integral(to, true)) return false;
   if (from != kBool && to == kBool) return false;
   return true;

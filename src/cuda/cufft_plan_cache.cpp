@@ -1,27 +1,24 @@
-// torch.backends.cuda.cufft_plan_cache: per-device capacity, checked as ATen's CuFFTParamsLRUCache.
-// ctorch has no FFT ops (they need complex dtypes), so the caches never hold a plan.
-#include <array>
-#include <atomic>
-
+// torch.backends.cuda.cufft_plan_cache: the per-device LRU of FFT plans (ops/fft_plan_cache.h), with
+// ATen's CuFFTParamsLRUCache checks. Real devices cache cuFFT plans; emulated devices cache the FFTW
+// plans that stand in for them, so size() counts the distinct transforms run on the device.
 #include "ctorch/backends.h"
 #include "ctorch/error.h"
+#include "ops/fft_plan_cache.h"
 
 namespace ctorch::backends::cuda {
 namespace {
-constexpr int64_t kMaxPlanNum = 4096;  // CUFFT_MAX_PLAN_NUM (CUDA >= 10)
+constexpr int64_t kMaxPlanNum = ops::FftPlanCache::kMaxPlanNum;  // CUFFT_MAX_PLAN_NUM (CUDA >= 10)
 constexpr int kMaxDevices = 64;
-// Stored as the distance below the default, so zero-initialized atomics mean 4096.
-std::array<std::atomic<int64_t>, kMaxDevices> g_below_default{};
 }  // namespace
 
-int64_t CuFFTPlanCache::size() const { return 0; }
-int64_t CuFFTPlanCache::max_size() const { return kMaxPlanNum - g_below_default[index_]; }
+int64_t CuFFTPlanCache::size() const { return ops::cuda_fft_plan_cache(index_).size(); }
+int64_t CuFFTPlanCache::max_size() const { return ops::cuda_fft_plan_cache(index_).max_size(); }
 void CuFFTPlanCache::set_max_size(int64_t size) {
   CTORCH_CHECK(size >= 0, "cuFFT plan cache size must be non-negative, but got ", size);
   CTORCH_CHECK(size <= kMaxPlanNum, "cuFFT plan cache size can not be larger than ", kMaxPlanNum, ", but got ", size);
-  g_below_default[index_] = kMaxPlanNum - size;
+  ops::cuda_fft_plan_cache(index_).set_max_size(size);
 }
-void CuFFTPlanCache::clear() {}
+void CuFFTPlanCache::clear() { ops::cuda_fft_plan_cache(index_).clear(); }
 
 CuFFTPlanCache CuFFTPlanCacheManager::operator[](ctorch::cuda::DeviceArg device) const {
   const int index = device.resolve();

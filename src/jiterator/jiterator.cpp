@@ -118,6 +118,8 @@ std::vector<Tensor> run(const detail::JitFunctionState& st, const std::vector<Te
   }
   const Device device = ops::common_device(std::span<const Tensor* const>(in));
   const ScalarType common = ops::common_dtype(std::span<const Tensor* const>(in));
+  CTORCH_CHECK_NOT_IMPLEMENTED(!is_complex(common), "jiterator: complex dtypes are not supported by ctorch's jiterator, got ",
+                               scalar_type_cpp_name(common));
   const bool reduced = common == kHalf || common == kBFloat16;
   const ScalarType compute = reduced ? kFloat : common;
   DimVector shape(inputs[0].sizes());

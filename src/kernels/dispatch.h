@@ -12,7 +12,8 @@ struct TypeTag {
   using type = T;
 };
 
-/// Calls f(TypeTag<T>{}) for the C++ type of `t` (all ten dtypes).
+/// Calls f(TypeTag<T>{}) for the C++ type of `t` (the ten real dtypes; complex ones throw TypeError
+/// "\"op\" not implemented for 'ComplexFloat'" as PyTorch's dispatch does).
 template <class F>
 decltype(auto) dispatch_all(ScalarType t, const char* op, F&& f) {
   switch (t) {
@@ -26,8 +27,10 @@ decltype(auto) dispatch_all(ScalarType t, const char* op, F&& f) {
     case ScalarType::Float64: return f(TypeTag<double>{});
     case ScalarType::Bool: return f(TypeTag<bool>{});
     case ScalarType::BFloat16: return f(TypeTag<BFloat16>{});
+    case ScalarType::ComplexFloat:
+    case ScalarType::ComplexDouble: break;  // complex ops are composed in ops/complex_ops.cpp
   }
-  CTORCH_CHECK_TYPE(false, "[", op, "] unsupported dtype ", t);
+  CTORCH_CHECK_TYPE(false, "\"", op, "\" not implemented for '", scalar_type_cpp_name(t), "'");
 }
 
 /// Like dispatch_all, but only for floating dtypes; other dtypes throw TypeError naming `op`.

@@ -5,9 +5,11 @@
 
 #include "core/scalar_convert.h"
 #include "core/wrap_dim.h"
+#include "ctorch/complex.h"
 #include "ctorch/factories.h"
 #include "ctorch/ops.h"
 #include "kernels/dispatch.h"
+#include "ops/complex_ops.h"
 #include "ops/grad_hook.h"
 #include "ops/launch.h"
 
@@ -396,6 +398,7 @@ Tensor binary_op_cpu_scalar(BinaryOp op, const Tensor& t, const Tensor& scalar, 
 }  // namespace
 
 Tensor binary_op(BinaryOp op, const Tensor& a, const Tensor& b, const OpArgs& args) {
+  if (is_complex(a.dtype()) || is_complex(b.dtype())) [[unlikely]] return complex_binary(op, a, b, args.alpha);
   if (needs_grad({&a, &b})) [[unlikely]] {
     return recorded(
         GradFn::Binary, {&a, &b}, [&] { return binary_op(op, a, b, args); },
@@ -426,6 +429,7 @@ Tensor binary_op(BinaryOp op, const Tensor& a, const Tensor& b, const OpArgs& ar
 }
 
 Tensor binary_op(BinaryOp op, const Tensor& t, const Scalar& s, ScalarOperand side, const OpArgs& args) {
+  if (is_complex(t.dtype())) [[unlikely]] return complex_binary(op, t, s, side, args.alpha);
   if (needs_grad({&t})) [[unlikely]] {
     return recorded(
         GradFn::Binary, {&t}, [&] { return binary_op(op, t, s, side, args); },
@@ -482,6 +486,14 @@ Tensor& binary_op_(BinaryOp op, Tensor& self, const Tensor& b, const OpArgs& arg
           g.alpha = args.alpha;
         });
   }
+  if (is_complex(self.dtype()) || is_complex(b.dtype())) [[unlikely]] {
+    check_no_internal_overlap(self);
+    check_inplace(op, self, result_type(self, b), b.sizes());
+    Tensor result = complex_binary(op, self, b, args.alpha);
+    copy_into(self, result);
+    self.impl()->storage()->bump_version();
+    return self;
+  }
   if (is_cpu_scalar_beside(b, self)) return binary_op_(op, self, b.item(), args);
   Device device = common_device({&self, &b});
   check_no_internal_overlap(self);
@@ -522,6 +534,13 @@ Tensor& binary_op_(BinaryOp op, Tensor& self, const Scalar& s, const OpArgs& arg
         });
   }
   check_no_internal_overlap(self);
+  if (is_complex(self.dtype())) [[unlikely]] {
+    Tensor result = complex_binary(op, self, s, ScalarOperand::Rhs, args.alpha);
+    check_inplace(op, self, result.dtype(), IntArrayRef());
+    copy_into(self, result);
+    self.impl()->storage()->bump_version();
+    return self;
+  }
   check_sub(op, self.dtype(), s.is_bool() ? kBool : kInt64);
   const ScalarType common = compute_dtype(op, result_type(self, s));
   check_op_dtype(op, common);
@@ -549,6 +568,7 @@ Tensor& binary_op_(BinaryOp op, Tensor& self, const Scalar& s, const OpArgs& arg
 }
 
 Tensor unary_op(UnaryOp op, const Tensor& t, bool to_float, const OpArgs& args) {
+  if (is_complex(t.dtype())) [[unlikely]] return complex_unary(op, t);
   if (needs_grad({&t})) [[unlikely]] {
     return recorded(
         GradFn::Unary, {&t}, [&] { return unary_op(op, t, to_float, args); },
@@ -581,6 +601,14 @@ Tensor& unary_op_(UnaryOp op, Tensor& t, bool to_float, const OpArgs& args) {
         });
   }
   check_no_internal_overlap(t);
+  if (is_complex(t.dtype()) && op == UnaryOp::Neg) [[unlikely]] {
+    Tensor r = view_as_real(t);
+    r.neg_();
+    return t;
+  }
+  if (is_complex(t.dtype())) [[unlikely]] {  // abs_ gives a real result: not castable, as PyTorch
+    CTORCH_CHECK_NOT_IMPLEMENTED(false, "\"", op_name(op), "_\" not implemented for '", scalar_type_cpp_name(t.dtype()), "'");
+  }
   if (to_float && is_integral(t.dtype(), true)) {
     CTORCH_CHECK(false, "result type ", scalar_type_cpp_name(get_default_dtype()),
                  " can't be cast to the desired output type ", scalar_type_cpp_name(t.dtype()));

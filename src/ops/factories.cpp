@@ -282,5 +282,7 @@ template Tensor tensor<double>(const std::vector<double>&, TensorOptions);
 template Tensor tensor<int64_t>(const std::vector<int64_t>&, TensorOptions);
 template Tensor tensor<int32_t>(const std::vector<int32_t>&, TensorOptions);
 template Tensor tensor<uint8_t>(const std::vector<uint8_t>&, TensorOptions);
+template Tensor tensor<std::complex<float>>(const std::vector<std::complex<float>>&, TensorOptions);
+template Tensor tensor<std::complex<double>>(const std::vector<std::complex<double>>&, TensorOptions);
 
 }  // namespace ctorch

@@ -12,6 +12,7 @@
 #include "ctorch/scalar.h"
 #include "ctorch/stream.h"
 #include "kernels/elementwise_plan.h"
+#include "kernels/fft_plan.h"
 #include "kernels/functors.h"
 #include "kernels/index_plan.h"
 #include "kernels/random_op.h"
@@ -106,6 +107,9 @@ struct KernelTable {
   /// Runs `kernel` over plan (outputs data[0..noutputs), then inputs) with `extra` arguments.
   void (*jit)(const JitKernel& kernel, const kernels::JitPlan& plan, char* const* data, const JitValue* extra,
               int nextra, Stream stream);
+  /// out = the unnormalized batched FFT `plan` of `in` (contiguous rows, kernels/fft_plan.h); only C2R may
+  /// overwrite `in`. On cuda devices the plan comes from the device's plan cache (ops/fft_plan_cache.h).
+  void (*fft)(const kernels::FftPlan& plan, const void* in, void* out, Stream stream);
 };
 
 }  // namespace ctorch::ops

@@ -177,6 +177,15 @@ template <class Operands>
   });
 }
 
+/// The batched transform `plan` from `in` into `out` (both contiguous) on `device` (KernelTable::fft),
+/// named after the user's op ("fft_c2c", "fft_r2c", "fft_c2r" as ATen's kernels).
+template <class Operands>
+[[gnu::always_inline]] inline void launch_fft(const char* name, const kernels::FftPlan& plan, const void* in, void* out,
+                                              Device device, Operands&& operands) {
+  launch_observed(OpFamily::Fft, name, device, operands,
+                  [&](const KernelTable& table, Stream stream) { table.fft(plan, in, out, stream); });
+}
+
 /// Runs `run()` on the calling thread as one cpu call of `family` named `name`, seen by the observers:
 /// the funnel of ops whose cpu path is a host loop outside the kernel table (cpu random sampling).
 template <class Operands, class Run>

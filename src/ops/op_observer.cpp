@@ -15,7 +15,7 @@ std::atomic<OpObserver*> g_observers[kMaxOpObservers];
 
 const char* op_family_name(OpFamily family) noexcept {
   static constexpr const char* names[] = {"unary",   "binary", "where", "copy_",    "fill_", "reduce",
-                                          "softmax", "gemm",   "random", "transfer", "view",    "index", "jiterator"};
+                                          "softmax", "gemm",   "random", "transfer", "view",    "index", "jiterator", "fft"};
   return names[static_cast<int>(family)];
 }
 

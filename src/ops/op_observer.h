@@ -42,6 +42,7 @@ enum class OpFamily : uint8_t {
   View,      ///< a view of a tensor (no launch: stream is the cpu default stream, no operands)
   Index,     ///< KernelTable::index_gather / index_scatter; nonzero's host loop on cpu (run_on_host_observed)
   Jit,       ///< KernelTable::jit (a jiterator kernel, named after its entry function)
+  Fft,       ///< KernelTable::fft (one batched transform)
 };
 
 /// The family's label in traces ("unary", "copy_", "gemm", ...).

@@ -29,10 +29,12 @@ void update(ResultTypeState& s, const Tensor& t) {
 void update(ResultTypeState& s, const Scalar& v) { s.wrapped = promote_opt(s.wrapped, v.type()); }
 
 // combine_categories(higher, lower): a lower-priority operand only matters when it is of a
-// higher category (floating over integral, anything over bool).
+// higher category (complex over floating over integral, anything over bool).
 std::optional<ScalarType> combine(std::optional<ScalarType> higher, std::optional<ScalarType> lower) {
   if (!higher) return lower;
   if (!lower) return higher;
+  if (is_complex(*higher)) return higher;
+  if (is_complex(*lower)) return promote_types(*higher, *lower);
   if (is_floating_point(*higher)) return higher;
   if (*higher == kBool || is_floating_point(*lower)) return promote_types(*higher, *lower);
   return higher;

@@ -488,7 +488,7 @@ Tensor isclose(const Tensor& self, const Tensor& other, double rtol, double atol
   CTORCH_CHECK(rtol >= 0, "rtol must be greater than or equal to zero, but got ", rtol);
   CTORCH_CHECK(atol >= 0, "atol must be greater than or equal to zero, but got ", atol);
   Tensor close = self.eq(other);
-  if (equal_nan && self.is_floating_point()) close = close.logical_or(self.ne(self).logical_and(other.ne(other)));
+  if (equal_nan && (self.is_floating_point() || self.is_complex())) close = close.logical_or(self.ne(self).logical_and(other.ne(other)));
   if (rtol == 0 && atol == 0) return close;
   // Note [closeness error computation] in PyTorch: integers are compared in the default float dtype.
   const Tensor cast_self = self.dtype() == kBool ? self.to(get_default_dtype()) : self;

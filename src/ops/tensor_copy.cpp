@@ -7,6 +7,7 @@
 #include "ctorch/ops.h"
 #include "ctorch/tensor.h"
 #include "kernels/dispatch.h"
+#include "ops/complex_ops.h"
 #include "ops/copy.h"
 #include "ops/elementwise.h"
 #include "ops/grad_hook.h"
@@ -92,6 +93,8 @@ Tensor Tensor::to(const TensorOptions& options, bool non_blocking, bool copy) co
   if (target_device.is_cuda()) target_device = impl::ensure_has_index(target_device);
   if (target_dtype == dtype() && target_device == device() && !copy) return *this;
   if (ops::needs_grad({this})) [[unlikely]] {
+    CTORCH_CHECK_NOT_IMPLEMENTED(!ctorch::is_complex(target_dtype),
+                                 "to: autograd through complex tensors is not supported by ctorch");
     return ops::recorded(
         ops::GradFn::ToCopy, {this}, [&] { return to(options, non_blocking, copy); }, [](ops::GradArgs&) {});
   }
@@ -148,6 +151,10 @@ void copy_into(Tensor& dst, const Tensor& src, bool non_blocking) {
   if (dst.is_same(src)) return;
   check_no_internal_overlap(dst);
   if (dst.numel() == 0) return;
+  if (dst.is_complex() || src.is_complex()) [[unlikely]] {
+    complex_copy(dst, src, non_blocking);
+    return;
+  }
   if (dst.device() != src.device()) {
     copy_between_devices(dst, src, non_blocking);
     return;
@@ -167,6 +174,10 @@ void copy_into(Tensor& dst, const Tensor& src, bool non_blocking) {
 }
 
 void fill_into(Tensor& t, const Scalar& value) {
+  if (t.is_complex()) [[unlikely]] {
+    complex_fill(t, value);
+    return;
+  }
   // The value must fit the dtype (fill_(1000) on int8 fails, as value.to<scalar_t>() does).
   kernels::dispatch_all(t.dtype(), "fill_", [&](auto tag) {
     using T = typename decltype(tag)::type;

@@ -60,6 +60,8 @@ const char* type_meta_name(ScalarType t) {
     case kFloat64: return "double";
     case kBool: return "bool";
     case kBFloat16: return "c10::BFloat16";
+    case kComplexFloat: return "c10::complex<float>";
+    case kComplexDouble: return "c10::complex<double>";
   }
   return "?";
 }

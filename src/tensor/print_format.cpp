@@ -63,7 +63,7 @@ std::string tuple_str(IntArrayRef sizes) {
 class Formatter {
  public:
   Formatter(const ElementReader& reader, const std::vector<int64_t>& offsets, const PrintOptions& options)
-      : reader_(reader), floating_(is_floating_point(reader.dtype())), precision_(std::max(options.precision, 0)) {
+      : reader_(reader), floating_(is_floating_point(reader.dtype()) || is_complex(reader.dtype())), precision_(std::max(options.precision, 0)) {
     if (!floating_) {
       for (int64_t off : offsets) max_width_ = std::max<int64_t>(max_width_, int_str(off).size());
       return;
@@ -141,7 +141,7 @@ constexpr int64_t kEllipsis = -1;
 class ReprBuilder {
  public:
   ReprBuilder(const Tensor& host, const PrintOptions& options)
-      : reader_(host), options_(options), sizes_(host.sizes().begin(), host.sizes().end()),
+      : reader_(host, 0), imag_reader_(host, 1), options_(options), sizes_(host.sizes().begin(), host.sizes().end()),
         strides_(host.strides().begin(), host.strides().end()) {
     const int64_t ndim = static_cast<int64_t>(sizes_.size());
     const bool summarize = host.numel() > options.threshold;
@@ -163,6 +163,8 @@ class ReprBuilder {
     std::vector<int64_t> offsets;
     collect(0, 0, offsets);
     formatter_.emplace(reader_, offsets, options_);
+    // Complex: one formatter for the real parts, one for the imaginary parts (_tensor_str).
+    if (is_complex(host.dtype())) imag_formatter_.emplace(imag_reader_, offsets, options_);
   }
 
   ReprBuilder(const ReprBuilder&) = delete;
@@ -189,7 +191,7 @@ class ReprBuilder {
   void tensor_str(std::string& out, size_t d, int64_t offset, int64_t indent) const {
     const size_t remaining = sizes_.size() - d;
     if (remaining == 0) {
-      out += formatter_->format(offset);
+      out += element(offset);
       return;
     }
     if (remaining == 1) {
@@ -214,7 +216,8 @@ class ReprBuilder {
   }
 
   void vector_str(std::string& out, size_t d, int64_t offset, int64_t indent) const {
-    const int64_t element_length = formatter_->width() + 2;
+    int64_t element_length = formatter_->width() + 2;
+    if (imag_formatter_) element_length += imag_formatter_->width() + 1;  // the imaginary part and its 'j'
     const int64_t room = options_.linewidth - indent;
     const int64_t per_line = room > 0 ? std::max<int64_t>(1, room / element_length) : 1;
     std::string line_sep = ",\n";
@@ -223,18 +226,29 @@ class ReprBuilder {
     int64_t count = 0;
     for (int64_t i : kept_[d]) {
       if (count > 0) out += (count % per_line == 0) ? line_sep : std::string(", ");
-      out += i == kEllipsis ? std::string(" ...") : formatter_->format(offset + i * strides_[d]);
+      out += i == kEllipsis ? std::string(" ...") : element(offset + i * strides_[d]);
       ++count;
     }
     out += ']';
   }
 
+  // _val_formatter: "1.+2.j", "3.-1.j" (the imaginary part's padding stripped).
+  std::string element(int64_t offset) const {
+    if (!imag_formatter_) return formatter_->format(offset);
+    std::string imag = imag_formatter_->format(offset) + "j";
+    imag.erase(0, imag.find_first_not_of(' '));
+    const std::string real = formatter_->format(offset);
+    return imag[0] == '+' || imag[0] == '-' ? real + imag : real + "+" + imag;
+  }
+
   ElementReader reader_;
+  ElementReader imag_reader_;  // read only for complex tensors
   PrintOptions options_;
   std::vector<int64_t> sizes_;
   std::vector<int64_t> strides_;
   std::vector<std::vector<int64_t>> kept_;  // per dim: indices shown, kEllipsis where "..." goes
   std::optional<Formatter> formatter_;
+  std::optional<Formatter> imag_formatter_;
 };
 
 // _add_suffixes, including its off-by-two last_line_len when there is no newline.
@@ -273,6 +287,8 @@ double ElementReader::as_double(int64_t offset) const {
     case ScalarType::Float64: return load<double>(data_, offset);
     case ScalarType::Bool: return load<uint8_t>(data_, offset) != 0 ? 1.0 : 0.0;
     case ScalarType::BFloat16: return static_cast<float>(load<BFloat16>(data_, offset));
+    case ScalarType::ComplexFloat: return load<float>(data_, 2 * offset + part_);
+    case ScalarType::ComplexDouble: return load<double>(data_, 2 * offset + part_);
   }
   return 0;
 }
@@ -319,7 +335,9 @@ std::string python_repr(const Tensor& original, const Tensor& host, const PrintO
     if (dtype != default_dtype) suffixes.push_back("dtype=" + dtype_name(dtype));
     body = "[]";
   } else {
-    const bool has_default_dtype = dtype == default_dtype || dtype == kInt64 || dtype == kBool;
+    const ScalarType default_complex = default_dtype == kFloat64 ? kComplexDouble : kComplexFloat;
+    const bool has_default_dtype =
+        dtype == default_dtype || dtype == default_complex || dtype == kInt64 || dtype == kBool;
     if (!has_default_dtype) suffixes.push_back("dtype=" + dtype_name(dtype));
     body = ReprBuilder(host, options).str(indent);
   }

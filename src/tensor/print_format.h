@@ -15,7 +15,9 @@ class ElementReader {
   /// Reader over `host`, which must be a defined cpu tensor.
   explicit ElementReader(const Tensor& host)
       : data_(static_cast<const char*>(host.data_ptr())), dtype_(host.dtype()) {}
-  /// The element as a double (bool: 0 or 1; half and bfloat16 widened exactly).
+  /// Reader of one part of a complex `host`'s elements: 0 the real parts, 1 the imaginary parts.
+  ElementReader(const Tensor& host, int part) : ElementReader(host) { part_ = part; }
+  /// The element as a double (bool: 0 or 1; half and bfloat16 widened exactly; complex: the part read).
   double as_double(int64_t offset) const;
   /// The element as an int64 (integral and bool dtypes).
   int64_t as_int(int64_t offset) const;
@@ -25,6 +27,7 @@ class ElementReader {
  private:
   const char* data_;
   ScalarType dtype_;
+  int part_ = 0;
 };
 
 /// torch._tensor_str._str for a defined cpu tensor `host`; `original` supplies device and autograd state.

@@ -27,7 +27,8 @@ class OptionsGuard {
   ScalarType dtype_;
 };
 
-const ScalarType kAllTypes[] = {kUInt8, kInt8, kInt16, kInt32, kInt64, kFloat16, kFloat32, kFloat64, kBool, kBFloat16};
+const ScalarType kAllTypes[] = {kUInt8, kInt8,     kInt16,   kInt32,        kInt64,        kFloat16,
+                                kFloat32, kFloat64, kBool, kBFloat16, kComplexFloat, kComplexDouble};
 
 }  // namespace
 
@@ -261,7 +262,8 @@ TEST(PrintOptions, SciModeForced) {
 TEST(PrintTypeString, NamesEveryDtype) {
   const char* expected[] = {"torch.ByteTensor",  "torch.CharTensor",   "torch.ShortTensor", "torch.IntTensor",
                             "torch.LongTensor",  "torch.HalfTensor",   "torch.FloatTensor", "torch.DoubleTensor",
-                            "torch.BoolTensor",  "torch.BFloat16Tensor"};
+                            "torch.BoolTensor",  "torch.BFloat16Tensor", "torch.ComplexFloatTensor",
+                            "torch.ComplexDoubleTensor"};
   for (int i = 0; i < kNumScalarTypes; ++i) {
     EXPECT_EQ(ones({1}, dtype(kAllTypes[i])).type_string(), expected[i]);
   }

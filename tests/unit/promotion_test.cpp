@@ -10,8 +10,8 @@ using namespace ctorch;
 
 namespace {
 
-constexpr ScalarType kOrder[kNumScalarTypes] = {kUInt8, kInt8,  kInt16,  kInt32, kInt64,
-                                                kHalf,  kFloat, kDouble, kBool,  kBFloat16};
+constexpr ScalarType kOrder[kNumScalarTypes] = {kUInt8, kInt8,  kInt16,  kInt32, kInt64,    kHalf,
+                                                kFloat, kDouble, kBool, kBFloat16, kComplexFloat, kComplexDouble};
 
 template <class F>
 std::string error_message(F&& f) {
@@ -34,16 +34,18 @@ struct DefaultDtypeGuard {
 TEST(PromoteTypes, MatchesC10TableForEveryPair) {
   // torch.promote_types(row, column) from PyTorch 1.13, in kOrder.
   const ScalarType expected[kNumScalarTypes][kNumScalarTypes] = {
-      {kUInt8, kInt16, kInt16, kInt32, kInt64, kHalf, kFloat, kDouble, kUInt8, kBFloat16},
-      {kInt16, kInt8, kInt16, kInt32, kInt64, kHalf, kFloat, kDouble, kInt8, kBFloat16},
-      {kInt16, kInt16, kInt16, kInt32, kInt64, kHalf, kFloat, kDouble, kInt16, kBFloat16},
-      {kInt32, kInt32, kInt32, kInt32, kInt64, kHalf, kFloat, kDouble, kInt32, kBFloat16},
-      {kInt64, kInt64, kInt64, kInt64, kInt64, kHalf, kFloat, kDouble, kInt64, kBFloat16},
-      {kHalf, kHalf, kHalf, kHalf, kHalf, kHalf, kFloat, kDouble, kHalf, kFloat},
-      {kFloat, kFloat, kFloat, kFloat, kFloat, kFloat, kFloat, kDouble, kFloat, kFloat},
-      {kDouble, kDouble, kDouble, kDouble, kDouble, kDouble, kDouble, kDouble, kDouble, kDouble},
-      {kUInt8, kInt8, kInt16, kInt32, kInt64, kHalf, kFloat, kDouble, kBool, kBFloat16},
-      {kBFloat16, kBFloat16, kBFloat16, kBFloat16, kBFloat16, kFloat, kFloat, kDouble, kBFloat16, kBFloat16},
+      {kUInt8, kInt16, kInt16, kInt32, kInt64, kHalf, kFloat, kDouble, kUInt8, kBFloat16, kComplexFloat, kComplexDouble},
+      {kInt16, kInt8, kInt16, kInt32, kInt64, kHalf, kFloat, kDouble, kInt8, kBFloat16, kComplexFloat, kComplexDouble},
+      {kInt16, kInt16, kInt16, kInt32, kInt64, kHalf, kFloat, kDouble, kInt16, kBFloat16, kComplexFloat, kComplexDouble},
+      {kInt32, kInt32, kInt32, kInt32, kInt64, kHalf, kFloat, kDouble, kInt32, kBFloat16, kComplexFloat, kComplexDouble},
+      {kInt64, kInt64, kInt64, kInt64, kInt64, kHalf, kFloat, kDouble, kInt64, kBFloat16, kComplexFloat, kComplexDouble},
+      {kHalf, kHalf, kHalf, kHalf, kHalf, kHalf, kFloat, kDouble, kHalf, kFloat, kComplexFloat, kComplexDouble},
+      {kFloat, kFloat, kFloat, kFloat, kFloat, kFloat, kFloat, kDouble, kFloat, kFloat, kComplexFloat, kComplexDouble},
+      {kDouble, kDouble, kDouble, kDouble, kDouble, kDouble, kDouble, kDouble, kDouble, kDouble, kComplexDouble, kComplexDouble},
+      {kUInt8, kInt8, kInt16, kInt32, kInt64, kHalf, kFloat, kDouble, kBool, kBFloat16, kComplexFloat, kComplexDouble},
+      {kBFloat16, kBFloat16, kBFloat16, kBFloat16, kBFloat16, kFloat, kFloat, kDouble, kBFloat16, kBFloat16, kComplexFloat, kComplexDouble},
+      {kComplexFloat, kComplexFloat, kComplexFloat, kComplexFloat, kComplexFloat, kComplexFloat, kComplexFloat, kComplexDouble, kComplexFloat, kComplexFloat, kComplexFloat, kComplexDouble},
+      {kComplexDouble, kComplexDouble, kComplexDouble, kComplexDouble, kComplexDouble, kComplexDouble, kComplexDouble, kComplexDouble, kComplexDouble, kComplexDouble, kComplexDouble, kComplexDouble},
   };
   for (int i = 0; i < kNumScalarTypes; ++i) {
     for (int j = 0; j < kNumScalarTypes; ++j) {
@@ -55,10 +57,10 @@ TEST(PromoteTypes, MatchesC10TableForEveryPair) {
 TEST(CanCast, MatchesPyTorchTable) {
   // torch.can_cast(row, column): no casts down a category (float to int, anything to bool).
   const bool expected[kNumScalarTypes][kNumScalarTypes] = {
-      {1, 1, 1, 1, 1, 1, 1, 1, 0, 1}, {1, 1, 1, 1, 1, 1, 1, 1, 0, 1}, {1, 1, 1, 1, 1, 1, 1, 1, 0, 1},
-      {1, 1, 1, 1, 1, 1, 1, 1, 0, 1}, {1, 1, 1, 1, 1, 1, 1, 1, 0, 1}, {0, 0, 0, 0, 0, 1, 1, 1, 0, 1},
-      {0, 0, 0, 0, 0, 1, 1, 1, 0, 1}, {0, 0, 0, 0, 0, 1, 1, 1, 0, 1}, {1, 1, 1, 1, 1, 1, 1, 1, 1, 1},
-      {0, 0, 0, 0, 0, 1, 1, 1, 0, 1},
+      {1, 1, 1, 1, 1, 1, 1, 1, 0, 1, 1, 1}, {1, 1, 1, 1, 1, 1, 1, 1, 0, 1, 1, 1}, {1, 1, 1, 1, 1, 1, 1, 1, 0, 1, 1, 1},
+      {1, 1, 1, 1, 1, 1, 1, 1, 0, 1, 1, 1}, {1, 1, 1, 1, 1, 1, 1, 1, 0, 1, 1, 1}, {0, 0, 0, 0, 0, 1, 1, 1, 0, 1, 1, 1},
+      {0, 0, 0, 0, 0, 1, 1, 1, 0, 1, 1, 1}, {0, 0, 0, 0, 0, 1, 1, 1, 0, 1, 1, 1}, {1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1},
+      {0, 0, 0, 0, 0, 1, 1, 1, 0, 1, 1, 1}, {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 1}, {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 1},
   };
   for (int i = 0; i < kNumScalarTypes; ++i) {
     for (int j = 0; j < kNumScalarTypes; ++j) {

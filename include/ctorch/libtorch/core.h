@@ -77,7 +77,8 @@ using namespace ::at;  // NOLINT(google-build-using-namespace)
 
 namespace detail {
 /// The dtype torch::tensor gives C++ values of type T (TensorDataContainer's compute_desired_dtype):
-/// int and int64 become int64, float and double the default dtype, other types keep theirs.
+/// int and int64 become int64, float and double the default dtype, std::complex the default complex
+/// dtype, other types keep theirs.
 template <class T>
 ::ctorch::ScalarType frontend_dtype() {
   constexpr ::ctorch::ScalarType own = ::ctorch::scalar_type_of<T>;
@@ -85,6 +86,8 @@ template <class T>
     return ::ctorch::kLong;
   } else if constexpr (own == ::ctorch::kFloat || own == ::ctorch::kDouble) {
     return ::ctorch::get_default_dtype();
+  } else if constexpr (own == ::ctorch::kComplexFloat || own == ::ctorch::kComplexDouble) {
+    return ::ctorch::to_complex_type(::ctorch::get_default_dtype());  // the default complex dtype
   } else {
     return own;
   }

@@ -53,7 +53,9 @@ const char* host_type_name(ScalarType t) {
     case ScalarType::Float64: return "double";
     case ScalarType::Bool: return "bool";
     case ScalarType::Float16:
-    case ScalarType::BFloat16: break;
+    case ScalarType::BFloat16:
+    case ScalarType::ComplexFloat:
+    case ScalarType::ComplexDouble: break;
   }
   CTORCH_INTERNAL_ASSERT(false, "jiterator: no host type for ", scalar_type_name(t));
   return "";

@@ -12,6 +12,7 @@
 #include <atomic>
 
 #include "backends/cpu/blas.h"
+#include "backends/cpu/fft.h"
 #include "backends/cpu/jit.h"
 #include "backends/cpu/parallel.h"
 #include "backends/kernel_table.h"
@@ -206,6 +207,9 @@ struct CpuLauncher {
     parallel_for(0, plan.numel, kElementwiseGrain,
                  [&](int64_t b, int64_t e) { run_host_jit(kernel, plan, data, extra, b, e); });
   }
+
+  /// The batched FFT through FFTW on the calling thread (fft.cpp).
+  static void fft(const kernels::FftPlan& plan, const void* in, void* out, Stream) { cpu::fft(plan, in, out); }
 
  private:
   // Threads per parallel chunk so that a chunk writes about kElementwiseGrain elements.

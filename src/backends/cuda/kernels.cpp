@@ -22,6 +22,7 @@ const ops::KernelTable& kernels() {
       .index_scatter = index_scatter,
       .jit_compile = jit_compile,
       .jit = jit,
+      .fft = fft,
   };
   return table;
 }

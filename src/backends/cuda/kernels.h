@@ -43,6 +43,9 @@ void index_gather(ScalarType dtype, const kernels::IndexPlan& plan, char* const*
 void index_scatter(ScalarType dtype, bool accumulate, const Scalar& alpha, const kernels::IndexPlan& plan,
                    char* const* data, Stream stream);
 
+/// fft.cpp: KernelTable::fft through cuFFT (opened on first use), plans from the device's cufft_plan_cache.
+void fft(const kernels::FftPlan& plan, const void* in, void* out, Stream stream);
+
 /// gemm_loop.cu: KernelTable::gemm (the shared table's slot; it calls blas_gemm).
 void gemm(ScalarType dtype, bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, const Scalar& alpha,
           const void* a, int64_t lda, int64_t stride_a, const void* b, int64_t ldb, int64_t stride_b,

@@ -192,6 +192,10 @@ struct EmulatedLauncher {
   static void jit(const ops::JitKernel& kernel, const kernels::JitPlan& plan, char* const* data,
                   const ops::JitValue* extra, int nextra, Stream s);
 
+  /// The batched FFT: an FFTW plan from the device's cufft_plan_cache (made on the calling thread, as
+  /// cuFFT plans are), run on the stream's worker (fft.cpp).
+  static void fft(const kernels::FftPlan& plan, const void* in, void* out, Stream s);
+
  private:
   // Host pointers of a reduction's values (0), input (1) and indices (2) outputs; null stays null.
   static void translate_reduce(const kernels::ReducePlan& plan, char* const* data, size_t in_size,
