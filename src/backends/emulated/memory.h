@@ -161,4 +161,8 @@ class PinnedRegistry {
   std::map<uintptr_t, size_t> blocks_;  // start -> mapped size; guarded by mu_
 };
 
+/// Copies `bytes` from `src` to `dst` (host aliases of device memory, or host memory) as a copy
+/// engine would; overlapping ranges are allowed. Note [Copy chunks] in memory.cpp.
+void copy_bytes(void* dst, const void* src, size_t bytes);
+
 }  // namespace ctorch::backends::emulated

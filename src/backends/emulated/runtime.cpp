@@ -696,7 +696,7 @@ void EmulatedRuntime::copy_async(void* dst, DeviceIndex dst_index, const void* s
     // Translated again: the memory may have been freed since the enqueue.
     void* d = dst_index < 0 ? dst : translate(dst, bytes, exec);
     const void* from = src_index < 0 ? src : translate(src, bytes, exec);
-    std::memmove(d, from, bytes);
+    copy_bytes(d, from, bytes);
   };
   if (dst_pageable) check_capture_safe(&s, "copy_async to pageable host memory");
   CTORCH_CHECK(!dst_pageable || StreamWorker::current() != &w, "emulated copy_async to pageable host memory on ",
