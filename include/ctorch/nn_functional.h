@@ -16,6 +16,16 @@ Tensor relu(const Tensor& input);
 Tensor gelu(const Tensor& input, const std::string& approximate = "none");
 /// Dropout with probability p when `training` (the mask from the input device's generator).
 Tensor dropout(const Tensor& input, double p = 0.5, bool training = true);
+/// Batch normalization over dim 1 (torch.nn.functional.batch_norm): batch statistics when
+/// `training` or without running stats, which it then updates in place with `momentum`.
+Tensor batch_norm(const Tensor& input, const Tensor& running_mean, const Tensor& running_var,
+                  const Tensor& weight = Tensor(), const Tensor& bias = Tensor(), bool training = false,
+                  double momentum = 0.1, double eps = 1e-5);
+/// Layer normalization over the trailing `normalized_shape` dims.
+Tensor layer_norm(const Tensor& input, IntArrayRef normalized_shape, const Tensor& weight = Tensor(),
+                  const Tensor& bias = Tensor(), double eps = 1e-5);
+/// Rows of `weight` at the int64/int32 `input` indices; the padding_idx row gets no gradient.
+Tensor embedding(const Tensor& input, const Tensor& weight, std::optional<int64_t> padding_idx = std::nullopt);
 /// softmax along dim.
 Tensor softmax(const Tensor& input, int64_t dim);
 /// log_softmax along dim.

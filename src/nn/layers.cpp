@@ -100,20 +100,7 @@ Embedding::Embedding(int64_t num_embeddings, int64_t embedding_dim, std::optiona
   if (padding_idx) weight.select(0, *padding_idx).fill_(0);
 }
 
-Tensor Embedding::forward(const Tensor& input) {
-  CTORCH_CHECK(input.dtype() == kLong || input.dtype() == kInt,
-               "Expected tensor for argument #1 'indices' to have one of the following scalar types: Long, Int; but "
-               "got ", scalar_type_cpp_name(input.dtype()), " instead (while checking arguments for embedding)");
-  Tensor rows = weight.index_select(0, input.reshape({-1}));
-  if (padding_idx && weight.requires_grad() && GradMode::is_enabled()) {
-    // The padding row gets no gradient: its rows are multiplied by a constant 0/1 mask.
-    const Tensor keep = input.reshape({-1}).ne(*padding_idx).to(weight.dtype()).unsqueeze(1);
-    rows = rows * keep + rows.detach() * (1 - keep);
-  }
-  DimVector shape(input.sizes());
-  shape.push_back(embedding_dim);
-  return rows.view(shape);
-}
+Tensor Embedding::forward(const Tensor& input) { return functional::embedding(input, weight, padding_idx); }
 
 std::string Embedding::extra_repr() const {
   std::string s = std::to_string(num_embeddings) + ", " + std::to_string(embedding_dim);
@@ -130,22 +117,7 @@ LayerNorm::LayerNorm(std::vector<int64_t> shape, double eps, bool elementwise_af
 }
 
 Tensor LayerNorm::forward(const Tensor& input) {
-  const auto n = static_cast<int64_t>(normalized_shape.size());
-  CTORCH_CHECK(input.dim() >= n, "Given normalized_shape=", IntArrayRef(normalized_shape),
-               ", expected input with shape [*, ", IntArrayRef(normalized_shape), "], but got input of size",
-               input.sizes());
-  DimVector dims;
-  for (int64_t i = 0; i < n; ++i) {
-    CTORCH_CHECK(input.size(input.dim() - n + i) == normalized_shape[static_cast<size_t>(i)], "Given normalized_shape=",
-                 IntArrayRef(normalized_shape), ", expected input with shape [*, ", IntArrayRef(normalized_shape),
-                 "], but got input of size", input.sizes());
-    dims.push_back(input.dim() - n + i);
-  }
-  const Tensor mean = input.mean(IntArrayRef(dims), /*keepdim=*/true);
-  const Tensor var = input.var(IntArrayRef(dims), /*correction=*/0, /*keepdim=*/true);
-  Tensor out = (input - mean) * (var + eps).rsqrt();
-  if (weight.defined()) out = out * weight + bias;
-  return out;
+  return functional::layer_norm(input, normalized_shape, weight, bias, eps);
 }
 
 std::string LayerNorm::extra_repr() const {
@@ -192,34 +164,12 @@ BatchNorm::BatchNorm(int dims, int64_t num_features, double eps, double momentum
 Tensor BatchNorm::forward(const Tensor& input) {
   const bool ok = dims_ == 1 ? (input.dim() == 2 || input.dim() == 3) : input.dim() == 4;
   CTORCH_CHECK_VALUE(ok, "expected ", dims_ == 1 ? "2D or 3D" : "4D", " input (got ", input.dim(), "D input)");
-  CTORCH_CHECK(input.size(1) == num_features, "running_mean should contain ", input.size(1),
-               " elements not ", num_features);
-  DimVector reduce_dims, shape(static_cast<size_t>(input.dim()), 1);
-  shape[1] = num_features;
-  for (int64_t d = 0; d < input.dim(); ++d) {
-    if (d != 1) reduce_dims.push_back(d);
+  Tensor out = functional::batch_norm(input, running_mean, running_var, weight, bias,
+                                      is_training() || !running_mean.defined(), momentum, eps);
+  if (is_training() && num_batches_tracked.defined()) {
+    NoGradGuard no_grad;
+    num_batches_tracked.add_(1);
   }
-  const bool use_batch = is_training() || !running_mean.defined();
-  Tensor mean, var;
-  if (use_batch) {
-    const int64_t count = input.numel() / std::max<int64_t>(num_features, 1);
-    CTORCH_CHECK_VALUE(count > 1, "Expected more than 1 value per channel when training, got input size ",
-                       input.sizes());
-    mean = input.mean(IntArrayRef(reduce_dims), /*keepdim=*/true);
-    var = input.var(IntArrayRef(reduce_dims), /*correction=*/0, /*keepdim=*/true);
-    if (is_training() && running_mean.defined()) {
-      NoGradGuard no_grad;
-      const double unbiased = static_cast<double>(count) / static_cast<double>(count - 1);
-      running_mean.mul_(1 - momentum).add_(mean.detach().reshape({num_features}), momentum);
-      running_var.mul_(1 - momentum).add_(var.detach().reshape({num_features}) * unbiased, momentum);
-      num_batches_tracked.add_(1);
-    }
-  } else {
-    mean = running_mean.view(shape);
-    var = running_var.view(shape);
-  }
-  Tensor out = (input - mean) * (var + eps).rsqrt();
-  if (weight.defined()) out = out * weight.view(shape) + bias.view(shape);
   return out;
 }
 

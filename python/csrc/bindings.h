@@ -1,0 +1,39 @@
+// The binding functions each file of python/csrc contributes to the extension module ctorch._C.
+#pragma once
+
+#include "convert.h"
+
+namespace ctorch::python {
+
+/// Runs `f` (which returns a Tensor) without the GIL and wraps its result.
+template <class F>
+py::object no_gil(F&& f) {
+  Tensor r;
+  {
+    py::gil_scoped_release release;
+    r = f();
+  }
+  return wrap(std::move(r));
+}
+
+/// Python's NotImplemented (a binary operator's "try the reflected one").
+inline py::object not_implemented() { return py::reinterpret_borrow<py::object>(Py_NotImplemented); }
+
+/// A tuple of tensors as torch.return_types.`name`(values, indices).
+py::object return_pair(const char* name, std::tuple<Tensor, Tensor> pair);
+
+/// torch.Tensor(...) / torch.FloatTensor(...) / Tensor.new(...): the legacy constructors.
+Tensor legacy_construct(ScalarType dtype, std::optional<Device> device, const py::args& args);
+
+/// ctorch.Tensor: metadata, conversion, autograd and printing (tensor.cpp).
+void bind_tensor(py::module_& m, py::class_<Tensor>& cls);
+/// ctorch.Tensor's math methods and operators (tensor_ops.cpp).
+void bind_tensor_ops(py::class_<Tensor>& cls);
+/// torch.* functions: factories, random, math, shape (functions.cpp).
+void bind_functions(py::module_& m);
+/// torch.cuda (cuda.cpp).
+void bind_cuda(py::module_& m);
+/// torch.nn.functional, nn.init helpers, optimizers and the data pieces written in C++ (nn.cpp).
+void bind_nn(py::module_& m);
+
+}  // namespace ctorch::python

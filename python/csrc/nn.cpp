@@ -1,0 +1,219 @@
+// torch.nn's C++ side (ctorch._C._nn): functional ops, the layers' initial parameters (so a
+// Python Linear starts with the numbers PyTorch's does), gradient clipping, optimizers, safetensors.
+#include <pybind11/stl.h>
+
+#include "bindings.h"
+
+namespace ctorch::python {
+namespace {
+
+using Pair2 = nn::Pair2;
+
+Pair2 pair(py::handle h) {
+  if (PyLong_Check(h.ptr())) {
+    int64_t v = h.cast<int64_t>();
+    return {v, v};
+  }
+  auto l = to_int_list(h);
+  if (l.size() == 1) return {l[0], l[0]};
+  if (l.size() != 2) throw py::value_error("expected an int or a pair of ints, got " + std::to_string(l.size()) + " values");
+  return {l[0], l[1]};
+}
+
+Tensor opt_tensor(py::handle h) { return h.is_none() ? Tensor() : as_tensor(h); }
+
+std::vector<Tensor> tensor_list(py::handle seq) {
+  std::vector<Tensor> out;
+  if (is_tensor(seq)) return {as_tensor(seq)};
+  for (py::handle h : seq) out.push_back(as_tensor(h, "parameters"));
+  return out;
+}
+
+// The registered tensors of a freshly built C++ layer, by name (its PyTorch initialization).
+py::dict initial_tensors(const nn::Module& m) {
+  py::dict out;
+  for (auto& [name, t] : m.named_parameters()) out[py::str(name)] = wrap(t.detach());
+  for (auto& [name, t] : m.named_buffers()) out[py::str(name)] = wrap(t);
+  return out;
+}
+
+// A Python optimizer's C++ side: one GroupedOptimizer whose group options the Python
+// param_groups dicts set before every step (so schedulers and users can change them).
+template <class Opt, class Options>
+void bind_optimizer(py::module_& m, const char* name, std::function<Options(const py::dict&)> options_of,
+                    std::function<void(Options&, const py::dict&)> update) {
+  py::class_<Opt>(m, name)
+      .def(py::init([options_of](py::list groups) {
+        std::vector<optim::ParamGroup<Options>> gs;
+        for (py::handle g : groups) {
+          auto d = py::reinterpret_borrow<py::dict>(g);
+          gs.push_back({tensor_list(d["params"]), options_of(d)});
+        }
+        return std::make_unique<Opt>(std::move(gs));
+      }))
+      .def("add_param_group", [options_of](Opt& o, py::dict d) {
+        o.add_param_group({tensor_list(d["params"]), options_of(d)});
+      })
+      .def("step", [update](Opt& o, py::list groups) {
+        auto& gs = o.param_groups();
+        for (size_t i = 0; i < gs.size() && i < groups.size(); ++i)
+          update(gs[i].options, py::reinterpret_borrow<py::dict>(groups[i]));
+        py::gil_scoped_release release;
+        o.step();
+      })
+      .def("zero_grad", [](Opt& o, bool set_to_none) { o.zero_grad(set_to_none); }, py::arg("set_to_none") = false);
+}
+
+void bind_optimizers(py::module_& m) {
+  auto sgd_update = [](optim::SGDOptions& o, const py::dict& d) {
+    o.lr(d["lr"].cast<double>()).momentum(d["momentum"].cast<double>()).dampening(d["dampening"].cast<double>());
+    o.weight_decay(d["weight_decay"].cast<double>()).nesterov(d["nesterov"].cast<bool>()).maximize(d["maximize"].cast<bool>());
+  };
+  bind_optimizer<optim::SGD, optim::SGDOptions>(m, "SGD", [sgd_update](const py::dict& d) {
+    optim::SGDOptions o(d["lr"].cast<double>());
+    sgd_update(o, d);
+    return o;
+  }, sgd_update);
+  auto adam_update = [](optim::AdamOptions& o, const py::dict& d) {
+    auto betas = d["betas"].cast<std::pair<double, double>>();
+    o.lr(d["lr"].cast<double>()).betas(betas).eps(d["eps"].cast<double>());
+    o.weight_decay(d["weight_decay"].cast<double>()).amsgrad(d["amsgrad"].cast<bool>()).maximize(d["maximize"].cast<bool>());
+  };
+  auto adam_make = [adam_update](const py::dict& d) {
+    optim::AdamOptions o;
+    adam_update(o, d);
+    return o;
+  };
+  bind_optimizer<optim::Adam, optim::AdamOptions>(m, "Adam", adam_make, adam_update);
+  bind_optimizer<optim::AdamW, optim::AdamOptions>(m, "AdamW", adam_make, adam_update);
+  auto rms_update = [](optim::RMSpropOptions& o, const py::dict& d) {
+    o.lr(d["lr"].cast<double>()).alpha(d["alpha"].cast<double>()).eps(d["eps"].cast<double>());
+    o.weight_decay(d["weight_decay"].cast<double>()).momentum(d["momentum"].cast<double>()).centered(d["centered"].cast<bool>());
+  };
+  bind_optimizer<optim::RMSprop, optim::RMSpropOptions>(m, "RMSprop", [rms_update](const py::dict& d) {
+    optim::RMSpropOptions o;
+    rms_update(o, d);
+    return o;
+  }, rms_update);
+}
+
+}  // namespace
+
+void bind_nn(py::module_& m) {
+  namespace F = nn::functional;
+  // ---- functional
+  m.def("linear", [](const Tensor& x, const Tensor& w, py::handle b) {
+    Tensor bias = opt_tensor(b);
+    return no_gil([&] { return F::linear(x, w, bias); });
+  }, py::arg("input"), py::arg("weight"), py::arg("bias") = py::none());
+  m.def("relu", [](const Tensor& x) { return no_gil([&] { return F::relu(x); }); });
+  m.def("gelu", [](const Tensor& x, const std::string& a) { return no_gil([&] { return F::gelu(x, a); }); },
+        py::arg("input"), py::arg("approximate") = "none");
+  m.def("dropout", [](const Tensor& x, double p, bool training) { return no_gil([&] { return F::dropout(x, p, training); }); },
+        py::arg("input"), py::arg("p") = 0.5, py::arg("training") = true);
+  m.def("mse_loss", [](const Tensor& x, const Tensor& y, const std::string& r) { return no_gil([&] { return F::mse_loss(x, y, r); }); });
+  m.def("l1_loss", [](const Tensor& x, const Tensor& y, const std::string& r) { return no_gil([&] { return F::l1_loss(x, y, r); }); });
+  m.def("nll_loss", [](const Tensor& x, const Tensor& y, py::handle w, int64_t ignore, const std::string& r) {
+    Tensor weight = opt_tensor(w);
+    return no_gil([&] { return F::nll_loss(x, y, weight, ignore, r); });
+  });
+  m.def("cross_entropy", [](const Tensor& x, const Tensor& y, py::handle w, int64_t ignore, const std::string& r,
+                            double smoothing) {
+    Tensor weight = opt_tensor(w);
+    return no_gil([&] { return F::cross_entropy(x, y, weight, ignore, r, smoothing); });
+  });
+  m.def("binary_cross_entropy", [](const Tensor& x, const Tensor& y, py::handle w, const std::string& r) {
+    Tensor weight = opt_tensor(w);
+    return no_gil([&] { return F::binary_cross_entropy(x, y, weight, r); });
+  });
+  m.def("binary_cross_entropy_with_logits", [](const Tensor& x, const Tensor& y, py::handle w, const std::string& r,
+                                               py::handle pw) {
+    Tensor weight = opt_tensor(w), pos = opt_tensor(pw);
+    return no_gil([&] { return F::binary_cross_entropy_with_logits(x, y, weight, r, pos); });
+  });
+  m.def("conv2d", [](const Tensor& x, const Tensor& w, py::handle b, py::handle stride, py::handle padding,
+                     py::handle dilation, int64_t groups) {
+    if (groups != 1) throw NotImplementedError("ctorch: conv2d with groups != 1 is not implemented yet");
+    Tensor bias = opt_tensor(b);
+    Pair2 s = pair(stride), p = pair(padding), d = pair(dilation);
+    return no_gil([&] { return F::conv2d(x, w, bias, s, p, d); });
+  }, py::arg("input"), py::arg("weight"), py::arg("bias") = py::none(), py::arg("stride") = 1, py::arg("padding") = 0,
+     py::arg("dilation") = 1, py::arg("groups") = 1);
+  m.def("max_pool2d", [](const Tensor& x, py::handle k, py::handle stride, py::handle padding, py::handle dilation) {
+    Pair2 ks = pair(k), s = stride.is_none() ? ks : pair(stride), p = pair(padding), d = pair(dilation);
+    return no_gil([&] { return F::max_pool2d(x, ks, s, p, d); });
+  }, py::arg("input"), py::arg("kernel_size"), py::arg("stride") = py::none(), py::arg("padding") = 0,
+     py::arg("dilation") = 1);
+  m.def("avg_pool2d", [](const Tensor& x, py::handle k, py::handle stride, py::handle padding) {
+    Pair2 ks = pair(k), s = stride.is_none() ? ks : pair(stride), p = pair(padding);
+    return no_gil([&] { return F::avg_pool2d(x, ks, s, p); });
+  }, py::arg("input"), py::arg("kernel_size"), py::arg("stride") = py::none(), py::arg("padding") = 0);
+  m.def("batch_norm", [](const Tensor& x, py::handle rm, py::handle rv, py::handle w, py::handle b, bool training,
+                         double momentum, double eps) {
+    Tensor mean = opt_tensor(rm), var = opt_tensor(rv), weight = opt_tensor(w), bias = opt_tensor(b);
+    return no_gil([&] { return F::batch_norm(x, mean, var, weight, bias, training, momentum, eps); });
+  }, py::arg("input"), py::arg("running_mean"), py::arg("running_var"), py::arg("weight") = py::none(),
+     py::arg("bias") = py::none(), py::arg("training") = false, py::arg("momentum") = 0.1, py::arg("eps") = 1e-5);
+  m.def("layer_norm", [](const Tensor& x, py::handle shape, py::handle w, py::handle b, double eps) {
+    auto s = to_int_list(shape);
+    Tensor weight = opt_tensor(w), bias = opt_tensor(b);
+    return no_gil([&] { return F::layer_norm(x, s, weight, bias, eps); });
+  }, py::arg("input"), py::arg("normalized_shape"), py::arg("weight") = py::none(), py::arg("bias") = py::none(),
+     py::arg("eps") = 1e-5);
+  m.def("embedding", [](const Tensor& x, const Tensor& w, std::optional<int64_t> padding_idx) {
+    return no_gil([&] { return F::embedding(x, w, padding_idx); });
+  }, py::arg("input"), py::arg("weight"), py::arg("padding_idx") = py::none());
+
+  // ---- the layers' PyTorch initialization, from the C++ layers themselves
+  m.def("init_linear", [](int64_t in, int64_t out, bool bias) { return initial_tensors(nn::Linear(in, out, bias)); });
+  m.def("init_conv2d", [](int64_t in, int64_t out, py::handle k, py::handle s, py::handle p, py::handle d, bool bias) {
+    return initial_tensors(nn::Conv2d(in, out, pair(k), pair(s), pair(p), pair(d), bias));
+  });
+  m.def("init_embedding", [](int64_t n, int64_t dim, std::optional<int64_t> padding_idx) {
+    return initial_tensors(nn::Embedding(n, dim, padding_idx));
+  });
+
+  // ---- utilities
+  m.def("clip_grad_norm_", [](py::handle params, double max_norm, double norm_type, bool error_if_nonfinite) {
+    auto ps = tensor_list(params);
+    return no_gil([&] { return nn::utils::clip_grad_norm_(ps, max_norm, norm_type, error_if_nonfinite); });
+  }, py::arg("parameters"), py::arg("max_norm"), py::arg("norm_type") = 2.0, py::arg("error_if_nonfinite") = false);
+  m.def("clip_grad_value_", [](py::handle params, double clip) { nn::utils::clip_grad_value_(tensor_list(params), clip); });
+
+  // ---- safetensors
+  m.def("safetensors_save_file", [](std::map<std::string, Tensor> tensors, const std::string& path) {
+    py::gil_scoped_release release;
+    safetensors::save_file(tensors, path);
+  });
+  m.def("safetensors_load_file", [](const std::string& path, py::handle device) {
+    Device d = device.is_none() ? Device(kCPU) : to_device(device);
+    py::gil_scoped_release release;
+    return safetensors::load_file(path, d);
+  }, py::arg("filename"), py::arg("device") = "cpu");
+
+  // ---- DataParallel's C++ pieces (the Python DataParallel replicates Python modules itself)
+  m.def("parallel_scatter", [](const Tensor& t, const std::vector<int>& devices, int64_t dim) {
+    std::vector<cuda::DeviceArg> d(devices.begin(), devices.end());
+    py::gil_scoped_release release;
+    return nn::parallel::scatter(t, d, dim);
+  });
+  m.def("parallel_gather", [](py::handle outputs, py::handle target, int64_t dim) {
+    std::vector<Tensor> outs = tensor_list(outputs);
+    Device d = PyLong_Check(target.ptr()) ? (target.cast<int>() < 0 ? Device(kCPU) : Device(kCUDA, target.cast<int>()))
+                                          : to_device(target);
+    return no_gil([&] { return nn::parallel::gather(outs, d, dim); });
+  });
+  m.def("run_replicas", [](size_t n, const std::vector<int>& devices, py::function body) {
+    // Each replica thread takes the GIL to run its Python body; the caller waits without it.
+    auto call = [&body](size_t i) {
+      py::gil_scoped_acquire gil;
+      body(i);
+    };
+    py::gil_scoped_release release;
+    nn::parallel::detail::run_replicas(n, devices, call);
+  });
+
+  bind_optimizers(m);
+}
+
+}  // namespace ctorch::python

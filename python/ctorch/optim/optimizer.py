@@ -1,0 +1,159 @@
+"""Optimizer and the algorithms (SGD, Adam, AdamW, RMSprop)."""
+from .. import _C
+
+
+class _Required:
+    def __repr__(self):
+        return "<required parameter>"
+
+
+required = _Required()
+
+
+class Optimizer:
+    """Parameter groups (dicts of params and hyperparameters) over a C++ optimizer."""
+
+    _native_class = None
+
+    def __init__(self, params, defaults):
+        self.defaults = defaults
+        self.state = {}
+        self.param_groups = []
+        if isinstance(params, _C.Tensor):
+            raise TypeError("params argument given to the optimizer should be an iterable of Tensors or dicts, but "
+                            "got torch.Tensor")
+        param_groups = list(params)
+        if len(param_groups) == 0:
+            raise ValueError("optimizer got an empty parameter list")
+        if not isinstance(param_groups[0], dict):
+            param_groups = [{"params": param_groups}]
+        self._native = None
+        for group in param_groups:
+            self.add_param_group(group)
+
+    def _complete(self, group):
+        group = dict(group)
+        params = group["params"]
+        group["params"] = [params] if isinstance(params, _C.Tensor) else list(params)
+        for p in group["params"]:
+            if not isinstance(p, _C.Tensor):
+                raise TypeError("optimizer can only optimize Tensors, but one of the params is " + type(p).__name__)
+            if not p.is_leaf:
+                raise ValueError("can't optimize a non-leaf Tensor")
+        for name, default in self.defaults.items():
+            if default is required and name not in group:
+                raise ValueError(f"parameter group didn't specify a value of required optimization parameter {name}")
+            group.setdefault(name, default)
+        seen = {id(p) for g in self.param_groups for p in g["params"]}
+        if any(id(p) in seen for p in group["params"]):
+            raise ValueError("some parameters appear in more than one parameter group")
+        return group
+
+    def add_param_group(self, param_group):
+        """Adds a group (a dict with "params" and any hyperparameters to override)."""
+        group = self._complete(param_group)
+        self.param_groups.append(group)
+        if self._native is None:
+            self._native = self._native_class([group])
+        else:
+            self._native.add_param_group(group)
+
+    def zero_grad(self, set_to_none=False):
+        """Zeroes (or clears) the gradients of every parameter."""
+        self._native.zero_grad(set_to_none)
+
+    def step(self, closure=None):
+        """One update of every parameter from its .grad (a closure re-evaluates the loss first)."""
+        loss = None
+        if closure is not None:
+            with _C_enable_grad():
+                loss = closure()
+        self._native.step(self.param_groups)
+        return loss
+
+    def __repr__(self):
+        s = self.__class__.__name__ + " ("
+        for i, group in enumerate(self.param_groups):
+            s += f"\nParameter Group {i}"
+            for key in sorted(group):
+                if key != "params":
+                    s += f"\n    {key}: {group[key]}"
+        return s + "\n)"
+
+
+class _C_enable_grad:
+    def __enter__(self):
+        self._prev = _C.is_grad_enabled()
+        _C._set_grad_enabled(True)
+
+    def __exit__(self, *args):
+        _C._set_grad_enabled(self._prev)
+
+
+def _check(cond, message):
+    if not cond:
+        raise ValueError(message)
+
+
+class SGD(Optimizer):
+    """Stochastic gradient descent with momentum, dampening, weight decay and Nesterov."""
+
+    _native_class = _C._nn.SGD
+
+    def __init__(self, params, lr=required, momentum=0, dampening=0, weight_decay=0, nesterov=False, *,
+                 maximize=False, foreach=None, differentiable=False):
+        _check(lr is required or lr >= 0.0, f"Invalid learning rate: {lr}")
+        _check(momentum >= 0.0, f"Invalid momentum value: {momentum}")
+        _check(weight_decay >= 0.0, f"Invalid weight_decay value: {weight_decay}")
+        _check(not nesterov or (momentum > 0 and dampening == 0),
+               "Nesterov momentum requires a momentum and zero dampening")
+        super().__init__(params, dict(lr=lr, momentum=momentum, dampening=dampening, weight_decay=weight_decay,
+                                      nesterov=nesterov, maximize=maximize, foreach=foreach,
+                                      differentiable=differentiable))
+
+
+class Adam(Optimizer):
+    """Adam (and AMSGrad)."""
+
+    _native_class = _C._nn.Adam
+
+    def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0, amsgrad=False, *,
+                 foreach=None, maximize=False, capturable=False, differentiable=False, fused=False):
+        _check(0.0 <= lr, f"Invalid learning rate: {lr}")
+        _check(0.0 <= eps, f"Invalid epsilon value: {eps}")
+        _check(0.0 <= betas[0] < 1.0, f"Invalid beta parameter at index 0: {betas[0]}")
+        _check(0.0 <= betas[1] < 1.0, f"Invalid beta parameter at index 1: {betas[1]}")
+        _check(0.0 <= weight_decay, f"Invalid weight_decay value: {weight_decay}")
+        super().__init__(params, dict(lr=lr, betas=betas, eps=eps, weight_decay=weight_decay, amsgrad=amsgrad,
+                                      maximize=maximize, foreach=foreach, capturable=capturable,
+                                      differentiable=differentiable, fused=fused))
+
+
+class AdamW(Adam):
+    """Adam with decoupled weight decay."""
+
+    _native_class = _C._nn.AdamW
+
+    def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=1e-2, amsgrad=False, *,
+                 maximize=False, foreach=None, capturable=False):
+        super().__init__(params, lr, betas, eps, weight_decay, amsgrad, maximize=maximize, foreach=foreach,
+                         capturable=capturable)
+
+
+class RMSprop(Optimizer):
+    """RMSprop (centered, with momentum)."""
+
+    _native_class = _C._nn.RMSprop
+
+    def __init__(self, params, lr=1e-2, alpha=0.99, eps=1e-8, weight_decay=0, momentum=0, centered=False,
+                 foreach=None, maximize=False, differentiable=False):
+        _check(0.0 <= lr, f"Invalid learning rate: {lr}")
+        _check(0.0 <= eps, f"Invalid epsilon value: {eps}")
+        _check(0.0 <= momentum, f"Invalid momentum value: {momentum}")
+        _check(0.0 <= weight_decay, f"Invalid weight_decay value: {weight_decay}")
+        _check(0.0 <= alpha, f"Invalid alpha value: {alpha}")
+        if maximize:
+            raise NotImplementedError("ctorch: RMSprop(maximize=True) is not implemented")
+        super().__init__(params, dict(lr=lr, momentum=momentum, alpha=alpha, eps=eps, centered=centered,
+                                      weight_decay=weight_decay, foreach=foreach, maximize=maximize,
+                                      differentiable=differentiable))

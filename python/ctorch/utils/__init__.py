@@ -1,0 +1,2 @@
+"""torch.utils."""
+from . import data, hooks  # noqa: F401

@@ -1,0 +1,416 @@
+"""The same code against PyTorch 1.13 (python3-torch, cpu) and ctorch: values (bit for bit, through
+the printed repr), printed text, random streams, exception types and messages must agree."""
+import pytest
+
+import ctorch
+from side_by_side import outcome, real_torch
+
+CASES = {}
+
+
+def case(fn=None, *, message="exact"):
+    """Registers fn(torch) as a case; message: "exact", "type" (type only) or a required prefix."""
+    def register(f):
+        CASES[f.__name__] = (f, message)
+        return f
+    return register(fn) if fn is not None else register
+
+
+# ---- factories, dtypes, devices, printing --------------------------------------------------------
+
+@case
+def zeros_ones_full(torch):
+    return [torch.zeros(2, 3), torch.ones((2,), dtype=torch.int32), torch.full((2, 2), 7), torch.full((2,), 1.5),
+            torch.full((1,), True)]
+
+
+@case
+def tensor_inference(torch):
+    return [torch.tensor([1, 2, 3]), torch.tensor([1.0, 2]), torch.tensor([[True, False]]), torch.tensor(3.5),
+            torch.tensor([]), torch.tensor([[1, 2], [3, 4]], dtype=torch.float64), torch.tensor(7)]
+
+
+@case
+def tensor_ragged_is_an_error(torch):
+    return torch.tensor([[1, 2], [3]])
+
+
+@case
+def legacy_constructors(torch):
+    return [torch.Tensor([1, 2, 3]), torch.Tensor(2, 3).shape, torch.FloatTensor([1.5]), torch.LongTensor([1, 2]),
+            torch.Tensor([[1, 4, 7], [3, 6, 9], [2, 5, 8]]), torch.Tensor([4, 5, 6]).device]
+
+
+@case
+def arange_linspace_eye(torch):
+    return [torch.arange(5), torch.arange(1, 4), torch.arange(0, 1, 0.25), torch.linspace(0, 1, 5), torch.eye(3),
+            torch.eye(2, 3)]
+
+
+@case
+def dtypes_print_and_promote(torch):
+    return [str(torch.float32), repr(torch.int64), torch.float == torch.float32, torch.promote_types(torch.int32,
+            torch.float16), torch.result_type(torch.tensor([1]), 1.0), torch.can_cast(torch.float, torch.int),
+            torch.get_default_dtype(), torch.float32.is_floating_point]
+
+
+@case
+def devices(torch):
+    d = torch.device("cuda:1")
+    return [repr(torch.device("cpu")), str(torch.device("cpu:0")), repr(torch.device(0)), d.type, d.index,
+            repr(torch.device("cuda", 1)), torch.device("cuda") == torch.device("cuda:0"),
+            torch.device("cpu:0").index]
+
+
+@case
+def device_bad_string(torch):
+    return torch.device("gpu:0")
+
+
+@case
+def printing(torch):
+    return [repr(torch.arange(12).reshape(3, 4) * 1.5), str(torch.tensor([1e-8, 1.0])), repr(torch.tensor([1e10, 1])),
+            repr(torch.zeros(0, 3)), repr(torch.tensor([[True, False], [False, True]])),
+            repr(torch.arange(2000)), repr(torch.tensor([1.0, float("nan"), float("inf")])),
+            "{}".format(torch.tensor([4, 5, 6]))]
+
+
+# ---- random numbers: bit-exact streams -------------------------------------------------------------
+
+@case
+def cpu_random_streams(torch):
+    torch.manual_seed(0)
+    a = torch.rand(3, 4)
+    b = torch.randn(5)
+    c = torch.randint(0, 10, (6,))
+    d = torch.randperm(7)
+    g = torch.Generator().manual_seed(42)
+    e = torch.rand(2, generator=g)
+    f = torch.empty(3).uniform_(-1, 1)
+    return [a, b, c, d, e, f, torch.initial_seed()]
+
+
+@case
+def randn_long_vector_path(torch):
+    torch.manual_seed(123)
+    return torch.randn(40)
+
+
+# ---- arithmetic, promotion, broadcasting, in place -------------------------------------------------
+
+@case
+def arithmetic_and_promotion(torch):
+    a = torch.tensor([1, 2, 3])
+    b = torch.tensor([0.5, 1.5, 2.5])
+    return [a + b, a * 2, a / 2, a // 2, a % 2, 2 - a, 1 / b, a ** 2, 2 ** a, -a, abs(-b), a + True,
+            b.add(a, alpha=2), a @ a, (a > 1) & (a < 3), ~(a > 1)]
+
+
+@case
+def broadcasting(torch):
+    x = torch.arange(6.0).reshape(2, 3)
+    return [x + torch.tensor([1.0, 2.0, 3.0]), x * torch.ones(2, 1), torch.zeros(3, 1, 2) + torch.ones(4, 1)]
+
+
+@case
+def broadcast_mismatch(torch):
+    return torch.ones(2, 3) + torch.ones(4)
+
+
+@case
+def inplace_ops(torch):
+    x = torch.ones(3)
+    y = x
+    x += 1
+    x.mul_(3).sub_(1)
+    return [x, y is x, x.add_(1) is x]
+
+
+@case
+def inplace_int_by_float_is_an_error(torch):
+    x = torch.tensor([1, 2])
+    x += 0.5
+    return x
+
+
+@case
+def math_functions(torch):
+    x = torch.tensor([0.25, 1.0, 4.0])
+    return [x.sqrt(), x.exp(), x.log(), torch.sigmoid(x), torch.tanh(x), x.clamp(0.5, 2), torch.relu(x - 1),
+            x.floor(), x.round(), torch.where(x > 1, x, torch.zeros(3)), torch.maximum(x, torch.ones(3))]
+
+
+# ---- reductions ----------------------------------------------------------------------------------------
+
+@case
+def reductions(torch):
+    x = torch.arange(12.0).reshape(3, 4)
+    return [x.sum(), x.sum(0), x.sum(dim=1, keepdim=True), x.mean(), x.mean((0, 1)), x.prod(1), x.max(), x.argmax(),
+            x.argmax(dim=1), x.std(), x.var(0), x.norm(), x.min(1).values, torch.tensor([True, False]).any()]
+
+
+@case
+def max_with_dim_prints_named_tuple(torch):
+    return repr(torch.tensor([[1, 5], [7, 3]]).max(1))
+
+
+@case
+def softmax_family(torch):
+    x = torch.tensor([[1.0, 2.0, 3.0], [0.0, 0.0, 0.0]])
+    return [x.softmax(1), x.log_softmax(dim=1), torch.softmax(x, 0)]
+
+
+# ---- shapes, views, indexing ------------------------------------------------------------------------------
+
+@case
+def views_and_shapes(torch):
+    x = torch.arange(24).reshape(2, 3, 4)
+    return [x.view(6, 4), x.view(-1).shape, x.permute(2, 0, 1).shape, x.transpose(0, 1).is_contiguous(),
+            x.unsqueeze(0).shape, x[0].squeeze().shape, x.flatten(1).shape, x.T.shape, x.size(), x.size(-1),
+            x.stride(), len(x), x.dim(), x.numel(), x.chunk(2, 2)[1], x.split(1)[0].shape, x.narrow(2, 1, 2)]
+
+
+@case
+def view_incompatible(torch):
+    return torch.arange(6).reshape(2, 3).t().view(6)
+
+
+@case
+def basic_indexing(torch):
+    x = torch.arange(20).reshape(4, 5)
+    return [x[1], x[1, 2], x[:, 1], x[1:3, ::2], x[..., -1], x[None, 0].shape, x[-1, -2:], x[::3]]
+
+
+@case
+def advanced_indexing(torch):
+    x = torch.arange(20.0).reshape(4, 5)
+    return [x[[0, 2]], x[torch.tensor([1, 3]), torch.tensor([0, 4])], x[x > 15], x[:, [1, 1, 0]],
+            x[torch.tensor([True, False, True, False])]]
+
+
+@case
+def setitem(torch):
+    x = torch.zeros(3, 4)
+    x[0] = 1
+    x[1, 1:3] = torch.tensor([5.0, 6.0])
+    x[x == 0] = -1
+    x[:, 3] += 10
+    return x
+
+
+@case
+def index_out_of_range(torch):
+    return torch.arange(3)[5]
+
+
+@case
+def gather_scatter(torch):
+    x = torch.arange(6.0).reshape(2, 3)
+    idx = torch.tensor([[0, 2], [1, 0]])
+    return [x.gather(1, idx), torch.zeros(2, 3).scatter_(1, idx, 1.0), x.index_select(1, torch.tensor([2, 0])),
+            x.masked_fill(x > 2, 0), x.nonzero(), torch.cat([x, x]), torch.stack([x, x], 1).shape]
+
+
+# ---- conversion --------------------------------------------------------------------------------------
+
+@case
+def conversions(torch):
+    x = torch.tensor([1.7, -2.2])
+    return [x.to(torch.int32), x.int(), x.double(), x.long().tolist(), x.tolist(), x[0].item(), float(x[1]),
+            int(x[0]), bool(x[0] > 0), x.to("cpu") is x, x.to(torch.float32) is x, x.type(), x.long().type(),
+            x.new_zeros(2), x.new_full((2,), 3), x.new_tensor([1, 2]), x.cpu() is x, x.is_cuda, x.get_device()]
+
+
+@case
+def numpy_exchange(torch):
+    import numpy as np
+    a = np.arange(6, dtype=np.float32).reshape(2, 3)
+    t = torch.from_numpy(a)
+    a[0, 0] = 42
+    back = t.numpy()
+    back[1, 2] = -1
+    return [t, torch.tensor(a), torch.as_tensor(np.array([1, 2], dtype=np.int16)), np.asarray(t).tolist()]
+
+
+@case
+def item_of_many_is_an_error(torch):
+    return torch.ones(2).item()
+
+
+@case
+def bool_of_many_is_an_error(torch):
+    return bool(torch.ones(2))
+
+
+# ---- autograd --------------------------------------------------------------------------------------------
+
+@case
+def autograd_basics(torch):
+    w = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    y = (w * w).sum()
+    y.backward()
+    z = w.exp()
+    return [w.grad, y, z.grad_fn.name(), w.is_leaf, z.is_leaf, w.detach().requires_grad, w.grad_fn]
+
+
+@case
+def autograd_grad_and_no_grad(torch):
+    x = torch.tensor([2.0], requires_grad=True)
+    y = x ** 3
+    (g,) = torch.autograd.grad(y, x, create_graph=True)
+    (gg,) = torch.autograd.grad(g, x)
+    with torch.no_grad():
+        z = x * 2
+    return [g, gg, z.requires_grad, torch.is_grad_enabled()]
+
+
+@case
+def backward_twice_is_an_error(torch):
+    x = torch.tensor([2.0], requires_grad=True)
+    y = (x * x).sum()
+    y.backward()
+    y.backward()
+
+
+@case
+def hooks_and_retain_grad(torch):
+    x = torch.ones(2, requires_grad=True)
+    seen = []
+    h = x.register_hook(lambda g: seen.append(g.clone()) or g * 2)
+    y = x * 3
+    y.retain_grad()
+    y.sum().backward()
+    h.remove()
+    return [x.grad, y.grad, seen[0]]
+
+
+# ---- nn, optim, data ----------------------------------------------------------------------------------------
+
+@case
+def linear_init_matches_pytorch(torch):
+    torch.manual_seed(0)
+    m = torch.nn.Linear(3, 2)
+    return [m.weight, m.bias, repr(m), [n for n, _ in m.named_parameters()]]
+
+
+@case
+def module_repr_and_state_dict(torch):
+    torch.manual_seed(0)
+    net = torch.nn.Sequential(torch.nn.Linear(4, 3), torch.nn.ReLU(), torch.nn.Dropout(0.1), torch.nn.Linear(3, 1))
+    return [repr(net), list(net.state_dict().keys()), net[0].out_features, len(net)]
+
+
+@case
+def module_subclass_registers_attributes(torch):
+    class Net(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.fc = torch.nn.Linear(2, 2)
+            self.scale = torch.nn.Parameter(torch.ones(1))
+            self.register_buffer("steps", torch.zeros(1))
+
+        def forward(self, x):
+            return self.fc(x) * self.scale
+
+    torch.manual_seed(1)
+    net = Net()
+    return [repr(net), [n for n, _ in net.named_parameters()], [n for n, _ in net.named_buffers()],
+            net(torch.ones(1, 2)), sum(p.numel() for p in net.parameters())]
+
+
+@case
+def load_state_dict_errors(torch):
+    m = torch.nn.Linear(2, 2)
+    m.load_state_dict({"weight": torch.zeros(3, 2)})
+
+
+@case
+def losses(torch):
+    x = torch.tensor([[0.2, 0.8, -1.0], [1.5, 0.1, 0.3]])
+    t = torch.tensor([1, 0])
+    F = torch.nn.functional
+    return [F.cross_entropy(x, t), F.nll_loss(F.log_softmax(x, 1), t), F.mse_loss(x, x * 2),
+            torch.nn.CrossEntropyLoss(label_smoothing=0.1)(x, t), F.l1_loss(x, torch.zeros(2, 3), reduction="sum"),
+            F.binary_cross_entropy_with_logits(x, torch.ones(2, 3))]
+
+
+@case
+def training_steps_match(torch):
+    torch.manual_seed(0)
+    model = torch.nn.Sequential(torch.nn.Linear(4, 8), torch.nn.ReLU(), torch.nn.Linear(8, 3))
+    opt = torch.optim.SGD(model.parameters(), lr=0.1, momentum=0.9)
+    x = torch.randn(16, 4)
+    y = torch.randint(0, 3, (16,))
+    losses = []
+    for _ in range(5):
+        opt.zero_grad()
+        loss = torch.nn.functional.cross_entropy(model(x), y)
+        loss.backward()
+        opt.step()
+        losses.append(loss.item())
+    return [round(v, 5) for v in losses]
+
+
+@case
+def adam_steps_match(torch):
+    torch.manual_seed(0)
+    w = torch.nn.Parameter(torch.randn(3))
+    opt = torch.optim.Adam([w], lr=0.1)
+    sched = torch.optim.lr_scheduler.StepLR(opt, step_size=2, gamma=0.5)
+    for _ in range(4):
+        opt.zero_grad()
+        (w * w).sum().backward()
+        opt.step()
+        sched.step()
+    return [w.detach(), opt.param_groups[0]["lr"]]
+
+
+@case
+def optimizer_argument_errors(torch):
+    return torch.optim.SGD([torch.nn.Parameter(torch.ones(1))], lr=-1.0)
+
+
+@case
+def adam_beta_error(torch):
+    return torch.optim.Adam([torch.nn.Parameter(torch.ones(1))], betas=(1.5, 0.9))
+
+
+@case
+def dataloader_shuffle_order(torch):
+    from torch.utils.data import DataLoader, TensorDataset
+    torch.manual_seed(7)
+    ds = TensorDataset(torch.arange(10), torch.arange(10) * 2)
+    batches = [[b[0].tolist(), b[1].tolist()] for b in DataLoader(ds, batch_size=3, shuffle=True)]
+    second = [b[0].tolist() for b in DataLoader(ds, batch_size=4, shuffle=True, drop_last=True)]
+    return [batches, second]
+
+
+@case
+def dataloader_collates_python_datasets(torch):
+    from torch.utils.data import DataLoader, Dataset
+
+    class Squares(Dataset):
+        def __len__(self):
+            return 5
+
+        def __getitem__(self, i):
+            return {"x": torch.tensor([float(i)]), "y": i * i}
+
+    return [b for b in DataLoader(Squares(), batch_size=2)]
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_same_as_pytorch(name):
+    fn, message = CASES[name]
+    got = outcome(ctorch, fn)
+    if real_torch is None:
+        pytest.skip("python3-torch is not installed: nothing to compare with")
+    want = outcome(real_torch, fn)
+    if want[0] == "raise" and got[0] == "raise":
+        assert got[1] == want[1], f"exception type: ctorch {got[1]}: {got[2]!r}, torch {want[1]}: {want[2]!r}"
+        if message == "exact":
+            assert got[2] == want[2]
+        elif message != "type":
+            assert got[2].startswith(message), got[2]
+        return
+    assert got == want
