@@ -29,8 +29,12 @@ Tensor legacy_construct(ScalarType dtype, std::optional<Device> device, const py
 void bind_tensor(py::module_& m, py::class_<Tensor>& cls);
 /// ctorch.Tensor's math methods and operators (tensor_ops.cpp).
 void bind_tensor_ops(py::class_<Tensor>& cls);
+/// DLPack exchange: Tensor.__dlpack__/__dlpack_device__, from_dlpack, to_dlpack (dlpack.cpp).
+void bind_dlpack(py::module_& m, py::class_<Tensor>& cls);
 /// torch.* functions: factories, random, math, shape (functions.cpp).
 void bind_functions(py::module_& m);
+/// torch.fft (fft.cpp).
+void bind_fft(py::module_& m);
 /// torch.cuda (cuda.cpp).
 void bind_cuda(py::module_& m);
 /// torch.nn.functional, nn.init helpers, optimizers and the data pieces written in C++ (nn.cpp).

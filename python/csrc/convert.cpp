@@ -226,7 +226,8 @@ ScalarType numpy_dtype(const py::array& a) {
   if (kind == 'i') return size == 1 ? kInt8 : size == 2 ? kInt16 : size == 4 ? kInt32 : kInt64;
   if (kind == 'f') return size == 2 ? kFloat16 : size == 4 ? kFloat32 : kFloat64;
   if (kind == 'c') return size == 8 ? kComplexFloat : kComplexDouble;
-  throw py::type_error("can't convert np.ndarray of type numpy." + std::string(py::str(a.dtype())) +
+  throw py::type_error("can't convert np.ndarray of type numpy." +
+                       std::string(py::str(a.dtype().attr("type").attr("__name__"))) +
                        ". The only supported types are: float64, float32, float16, complex64, complex128, int64, "
                        "int32, int16, int8, uint8, and bool.");
 }

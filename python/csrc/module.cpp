@@ -99,7 +99,10 @@ PYBIND11_MODULE(_C, m) {
   py::class_<ctorch::Tensor> tensor(m, "Tensor", py::dynamic_attr());
   bind_tensor(m, tensor);
   bind_tensor_ops(tensor);
+  bind_dlpack(m, tensor);
   bind_functions(m);
+  py::module_ fft = m.def_submodule("_fft", "torch.fft's C++ side");
+  bind_fft(fft);
   py::module_ cuda = m.def_submodule("_cuda", "torch.cuda's C++ side");
   bind_cuda(cuda);
   py::module_ nn = m.def_submodule("_nn", "torch.nn's C++ side");

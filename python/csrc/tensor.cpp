@@ -93,9 +93,21 @@ py::object node_object(const std::shared_ptr<autograd::Node>& node) {
   return py::cast(PyNode{node});
 }
 
-Tensor cast_to(const Tensor& t, ScalarType type) {
-  py::gil_scoped_release release;
-  return t.to(type);
+// `result` as a Python object: `self` itself when the op returned the same tensor (x.to(x.dtype) is x,
+// as in PyTorch, whose tensors map one to one to Python objects).
+py::object same_or_wrap(const py::object& self, Tensor result) {
+  if (result.is_same(*self.cast<Tensor*>())) return self;
+  return wrap(std::move(result));
+}
+
+py::object cast_to(const py::object& self, ScalarType type) {
+  const Tensor& t = *self.cast<Tensor*>();
+  Tensor r;
+  {
+    py::gil_scoped_release release;
+    r = t.to(type);
+  }
+  return same_or_wrap(self, std::move(r));
 }
 
 }  // namespace
@@ -117,6 +129,8 @@ void bind_tensor(py::module_& m, py::class_<Tensor>& cls) {
       });
 
   cls.def(py::init([](const py::args& args, const py::kwargs& kwargs) {
+        // Tensor(t) (and Parameter(t)): a new Python object over the same tensor.
+        if (args.size() == 1 && kwargs.empty() && is_tensor(args[0])) return as_tensor(args[0]);
         std::optional<Device> device;
         for (auto [k, v] : kwargs) {
           if (std::string(py::str(k)) != "device") throw py::type_error("Tensor() got an unexpected keyword argument");
@@ -165,21 +179,33 @@ void bind_tensor(py::module_& m, py::class_<Tensor>& cls) {
       .def("data_ptr", [](const Tensor& t) { return reinterpret_cast<uintptr_t>(t.data_ptr()); })
       .def("_version", &Tensor::_version)
       .def_property_readonly("_version", &Tensor::_version)
-      .def("type", [](const Tensor& t, py::object dtype, bool non_blocking) -> py::object {
-            if (dtype.is_none()) return py::str(t.type_string());
+      .def("type", [](const py::object& self, py::object dtype, bool non_blocking) -> py::object {
+            if (dtype.is_none()) return py::str(self.cast<Tensor*>()->type_string());
             if (py::isinstance<py::str>(dtype))
               throw py::type_error("ctorch: Tensor.type(str) is not supported; pass a dtype");
-            return wrap(cast_to(t, to_dtype(dtype)));
+            return cast_to(self, to_dtype(dtype));
           }, py::arg("dtype") = py::none(), py::arg("non_blocking") = false)
       // ---- conversion and copies
-      .def("to", &tensor_to)
-      .def("cuda", [](const Tensor& t, py::object device, bool non_blocking) {
+      .def("to", [](const py::object& self, const py::args& args, const py::kwargs& kwargs) {
+            return same_or_wrap(self, tensor_to(*self.cast<Tensor*>(), args, kwargs));
+          })
+      .def("cuda", [](const py::object& self, py::object device, bool non_blocking) {
+            const Tensor& t = *self.cast<Tensor*>();
             std::optional<Device> d;
             if (!device.is_none()) d = to_device(device);
             if (d && !d->is_cuda()) throw py::value_error("Invalid device, must be cuda device");
-            return no_gil([&] { return t.cuda(d, non_blocking); });
+            Tensor r;
+            {
+              py::gil_scoped_release release;
+              r = t.cuda(d, non_blocking);
+            }
+            return same_or_wrap(self, std::move(r));
           }, py::arg("device") = py::none(), py::arg("non_blocking") = false)
-      .def("cpu", [](const Tensor& t) { return no_gil([&] { return t.cpu(); }); })
+      .def("cpu", [](const py::object& self) {
+            const Tensor& t = *self.cast<Tensor*>();
+            if (t.is_cpu()) return py::object(self);
+            return no_gil([&] { return t.cpu(); });
+          })
       .def("pin_memory", [](const Tensor& t) { return no_gil([&] { return t.pin_memory(); }); })
       .def("record_stream", [](const Tensor& t, const cuda::Stream& s) { t.record_stream(s.unwrap()); })
       .def("copy_", [](py::object self, const Tensor& src, bool non_blocking) {
@@ -198,19 +224,20 @@ void bind_tensor(py::module_& m, py::class_<Tensor>& cls) {
           })
       .def("detach", &Tensor::detach)
       .def("detach_", [](py::object self) { self.cast<Tensor*>()->detach_(); return self; })
-      .def("float", [](const Tensor& t) { return cast_to(t, kFloat32); })
-      .def("double", [](const Tensor& t) { return cast_to(t, kFloat64); })
-      .def("half", [](const Tensor& t) { return cast_to(t, kFloat16); })
-      .def("bfloat16", [](const Tensor& t) { return cast_to(t, kBFloat16); })
-      .def("int", [](const Tensor& t) { return cast_to(t, kInt32); })
-      .def("long", [](const Tensor& t) { return cast_to(t, kInt64); })
-      .def("short", [](const Tensor& t) { return cast_to(t, kInt16); })
-      .def("char", [](const Tensor& t) { return cast_to(t, kInt8); })
-      .def("byte", [](const Tensor& t) { return cast_to(t, kUInt8); })
-      .def("bool", [](const Tensor& t) { return cast_to(t, kBool); })
-      .def("type_as", [](const Tensor& t, const Tensor& o) { return cast_to(t, o.dtype()); })
+      .def("float", [](const py::object& t) { return cast_to(t, kFloat32); })
+      .def("double", [](const py::object& t) { return cast_to(t, kFloat64); })
+      .def("half", [](const py::object& t) { return cast_to(t, kFloat16); })
+      .def("bfloat16", [](const py::object& t) { return cast_to(t, kBFloat16); })
+      .def("int", [](const py::object& t) { return cast_to(t, kInt32); })
+      .def("long", [](const py::object& t) { return cast_to(t, kInt64); })
+      .def("short", [](const py::object& t) { return cast_to(t, kInt16); })
+      .def("char", [](const py::object& t) { return cast_to(t, kInt8); })
+      .def("byte", [](const py::object& t) { return cast_to(t, kUInt8); })
+      .def("bool", [](const py::object& t) { return cast_to(t, kBool); })
+      .def("type_as", [](const py::object& t, const Tensor& o) { return cast_to(t, o.dtype()); })
       // ---- Python values
       .def("item", [](const Tensor& t) {
+            if (t.numel() != 1) throw py::value_error("only one element tensors can be converted to Python scalars");
             Scalar s;
             {
               py::gil_scoped_release release;
@@ -234,8 +261,8 @@ void bind_tensor(py::module_& m, py::class_<Tensor>& cls) {
           })
       .def("__bool__", [](const Tensor& t) {
             if (t.numel() != 1) {
-              if (t.numel() == 0) throw py::value_error("Boolean value of Tensor with no values is ambiguous");
-              throw py::value_error("Boolean value of Tensor with more than one value is ambiguous");
+              if (t.numel() == 0) throw std::runtime_error("Boolean value of Tensor with no values is ambiguous");
+              throw std::runtime_error("Boolean value of Tensor with more than one value is ambiguous");
             }
             py::gil_scoped_release release;
             return t.item().to_bool();
@@ -314,6 +341,12 @@ void bind_tensor(py::module_& m, py::class_<Tensor>& cls) {
       .def("__getitem__", [](const Tensor& t, py::handle index) {
             if (PyLong_Check(index.ptr()) && !PyBool_Check(index.ptr())) {
               int64_t i = index.cast<int64_t>();
+              if (t.dim() == 0)
+                throw py::index_error("invalid index of a 0-dim tensor. Use `tensor.item()` in Python or "
+                                      "`tensor.item<T>()` in C++ to convert a 0-dim tensor to a number");
+              if (i < -t.size(0) || i >= t.size(0))
+                throw py::index_error("index " + std::to_string(i) + " is out of bounds for dimension 0 with size " +
+                                      std::to_string(t.size(0)));
               return no_gil([&] { return t.select(0, i); });
             }
             std::vector<TensorIndex> indices = to_indices(index);

@@ -8,7 +8,7 @@ import math as _math
 
 from . import _C
 from ._C import (  # noqa: F401
-    Generator, Tensor, device, dtype,
+    Generator, Tensor, device, dtype, from_dlpack,
     uint8, int8, int16, short, int32, int64, long, float16, half, float32, float64, double,
     bool, bfloat16, complex64, cfloat, complex128, cdouble,
     empty, zeros, ones, full, rand, randn, randint, randperm, normal, bernoulli, arange, linspace, eye,
@@ -164,9 +164,48 @@ _LEGACY_TYPES = [("FloatTensor", float32), ("DoubleTensor", float64), ("HalfTens
 for _name, _type in _LEGACY_TYPES:
     globals()[_name] = _legacy_type(_name, _type, False, "ctorch")
 
+_LEGACY_NAMES = {prefix + n: (t, prefix == "torch.cuda.") for n, t in _LEGACY_TYPES
+                 for prefix in ("torch.", "torch.cuda.")}
+_tensor_type = Tensor.type
 
-from . import autograd, cuda, nn, optim, utils, backends  # noqa: E402,F401
+
+def _type(self, dtype=None, non_blocking=False, **kwargs):
+    """Tensor.type(): the type's name ('torch.cuda.FloatTensor'); Tensor.type(t) converts to t, a dtype, a
+    legacy type (torch.cuda.FloatTensor) or its name, keeping the device when t's device type is the same."""
+    if isinstance(dtype, (str, _LegacyTensorMeta)) or isinstance(dtype, type):
+        if isinstance(dtype, _LegacyTensorMeta):
+            scalar_type, is_cuda = dtype.dtype, dtype.is_cuda
+        else:
+            name = dtype if isinstance(dtype, str) else dtype.__name__
+            if name not in _LEGACY_NAMES:
+                raise ValueError(f"invalid type: '{name}'")
+            scalar_type, is_cuda = _LEGACY_NAMES[name]
+        device_ = self.device
+        if device_.type != ("cuda" if is_cuda else "cpu"):
+            device_ = device("cuda" if is_cuda else "cpu")
+        return self.to(device_, scalar_type, non_blocking)
+    return _tensor_type(self, dtype, non_blocking, **kwargs)
+
+
+Tensor.type = _type
+
+
+from . import autograd, cuda, fft, nn, optim, safetensors, utils, backends  # noqa: E402,F401
 from .nn.parameter import Parameter  # noqa: E402,F401
 
 
+
+def _warm_lazy_statics():
+    # Stopgap: the extension creates some Python objects on first use in function-local statics that
+    # import a module (numpy's scalar type when a tensor is built from a list, Size, return types). If
+    # the first use is on two threads at once (DataLoader workers, DataParallel replicas), one holds
+    # the static's guard while importing (which releases the GIL) and the other waits on the guard
+    # holding the GIL: a deadlock. Make the first use here, on the importing thread.
+    t = _C.tensor([0])
+    t.shape, t.max(0)
+
+
+_warm_lazy_statics()
 del _name, _type
+float = _C.float  # noqa: A001  (torch.float and torch.int, as in PyTorch; last, so the code above
+int = _C.int  # noqa: A001   sees Python's builtins)

@@ -18,7 +18,7 @@ DeviceType parse_type(const std::string& name) {
   if (name == "cuda") return DeviceType::CUDA;
   CTORCH_CHECK(false,
                "Expected one of cpu, cuda, ipu, xpu, mkldnn, opengl, opencl, ideep, hip, ve, fpga, "
-               "ort, xla, lazy, vulkan, mps, meta, hpu, mtia, privateuseone device type at start of "
+               "ort, xla, lazy, vulkan, mps, meta, hpu, privateuseone device type at start of "
                "device string: ",
                name);
 }

@@ -64,10 +64,19 @@ struct SmallCache {
   }
 };
 
+// The thread's cache lives on the heap: only this pointer is thread-local, so libctorch's static
+// TLS block stays small enough for a dlopen-ed library (the Python extension loads it with
+// dlopen, and glibc's surplus for such blocks is a few hundred bytes).
+struct SmallCacheHolder {
+  SmallCache* cache = nullptr;
+  ~SmallCacheHolder() { delete cache; }
+};
+
 SmallCache& small_cache() {
-  // initial-exec: libctorch is linked, not dlopen'ed, so the cheap TLS model applies.
-  thread_local SmallCache cache __attribute__((tls_model("initial-exec")));
-  return cache;
+  // initial-exec: one pointer, no __tls_get_addr call on the allocation path.
+  thread_local SmallCacheHolder holder __attribute__((tls_model("initial-exec")));
+  if (__builtin_expect(holder.cache == nullptr, 0)) holder.cache = new SmallCache();
+  return *holder.cache;
 }
 
 template <int C>

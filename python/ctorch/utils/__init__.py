@@ -1,2 +1,2 @@
 """torch.utils."""
-from . import data, hooks  # noqa: F401
+from . import data, dlpack, hooks  # noqa: F401
