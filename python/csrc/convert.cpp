@@ -16,23 +16,36 @@ std::array<py::object*, kNumScalarTypes>& dtype_table() {
   return table;
 }
 
-py::object& size_type() {
-  static py::object* type = new py::object(py::module_::import("ctorch._size").attr("Size"));
-  return *type;
+// Python objects the conversions need, made once by init_python_objects() while the module
+// loads (never in a function-local static on first use: a first use on two threads at once, with
+// an import releasing the GIL inside the static's guard, deadlocks). Leaked with the interpreter.
+py::object* g_size_type = nullptr;
+PyObject* g_numpy_generic = nullptr;
+PyObject* g_numpy_ndarray = nullptr;
+
+// numpy.<name> when numpy is imported (its objects exist only then): looked up, never imported.
+bool numpy_type(const char* name, PyObject*& cache) {
+  if (cache != nullptr) return true;
+  PyObject* numpy = PyDict_GetItemString(PyImport_GetModuleDict(), "numpy");
+  if (numpy == nullptr) return false;
+  cache = PyObject_GetAttrString(numpy, name);  // a new reference, kept
+  if (cache == nullptr) PyErr_Clear();
+  return cache != nullptr;
 }
 
 bool is_numpy_scalar(py::handle h) {
-  static py::object* generic = [] {
-    try {
-      return new py::object(py::module_::import("numpy").attr("generic"));
-    } catch (py::error_already_set&) {
-      return new py::object();
-    }
-  }();
-  return *generic && py::isinstance(h, *generic);
+  return numpy_type("generic", g_numpy_generic) && PyObject_IsInstance(h.ptr(), g_numpy_generic) == 1;
 }
 
 }  // namespace
+
+void init_python_objects() {
+  g_size_type = new py::object(py::module_::import("ctorch._size").attr("Size"));
+}
+
+bool is_numpy_array(py::handle h) {
+  return numpy_type("ndarray", g_numpy_ndarray) && PyObject_IsInstance(h.ptr(), g_numpy_ndarray) == 1;
+}
 
 py::object dtype_object(ScalarType type) {
   py::object*& slot = dtype_table()[static_cast<int>(type)];
@@ -135,7 +148,7 @@ std::vector<int64_t> to_shape(const py::args& args) {
 py::object size_object(IntArrayRef sizes) {
   py::tuple t(sizes.size());
   for (size_t i = 0; i < sizes.size(); ++i) t[i] = py::int_(sizes[i]);
-  return size_type()(t);
+  return (*g_size_type)(t);
 }
 
 py::object wrap(Tensor t) {
@@ -262,7 +275,7 @@ Tensor tensor_from_data(py::handle data, std::optional<ScalarType> dtype, std::o
   if (is_tensor(data)) {
     cpu = as_tensor(data).detach().clone();
     if (!dtype) dtype = cpu.dtype();
-  } else if (py::isinstance<py::array>(data)) {
+  } else if (is_numpy_array(data)) {
     cpu = tensor_from_numpy(data).clone();
     if (!dtype) dtype = cpu.dtype();
   } else {
@@ -282,6 +295,8 @@ Tensor tensor_from_data(py::handle data, std::optional<ScalarType> dtype, std::o
     }
     dtype = target;
   }
+  if (requires_grad && !is_floating_point(*dtype) && !is_complex(*dtype))
+    throw std::runtime_error("Only Tensors of floating point and complex dtype can require gradients");
   Tensor out = cpu.to(*dtype);
   if (pin_memory) out = out.pin_memory();
   if (device) out = out.to(*device);
@@ -367,6 +382,8 @@ TensorOptions options_from(const py::kwargs& kwargs) {
       throw py::type_error("got an unexpected keyword argument '" + k + "'");
     }
   }
+  if (o.requires_grad() && !is_floating_point(o.dtype()) && !is_complex(o.dtype()))
+    throw std::runtime_error("Only Tensors of floating point and complex dtype can require gradients");
   return o;
 }
 
@@ -393,7 +410,7 @@ std::vector<TensorIndex> to_indices(py::handle index) {
       out.emplace_back(Ellipsis);
     } else if (is_tensor(h)) {
       out.emplace_back(as_tensor(h));
-    } else if (PyList_Check(o) || py::isinstance<py::array>(h)) {
+    } else if (PyList_Check(o) || is_numpy_array(h)) {
       out.emplace_back(tensor_from_data(h, std::nullopt, std::nullopt));
     } else if (PyIndex_Check(o)) {
       out.emplace_back(py::reinterpret_steal<py::object>(PyNumber_Index(o)).cast<int64_t>());

@@ -19,6 +19,8 @@ struct DType {
   ScalarType type;  ///< the element type it names
 };
 
+/// Makes the Python objects the conversions use (torch.Size); called once while _C loads.
+void init_python_objects();
 /// The canonical Python object of a dtype (ctorch.float32 is ctorch.float32).
 py::object dtype_object(ScalarType type);
 /// A dtype object, or Python's float/int/bool/complex type, as a ScalarType (TypeError otherwise).
@@ -32,6 +34,8 @@ std::optional<Device> to_opt_device(py::handle h);
 /// A Python device object for `device`.
 py::object device_object(Device device);
 
+/// True for a numpy.ndarray (false without numpy imported; never imports it).
+bool is_numpy_array(py::handle h);
 /// True for Python bool/int/float (and NumPy scalars): the values that become a Scalar.
 bool is_number(py::handle h);
 /// A Python bool/int/float (or NumPy scalar, or 1-element tensor) as a Scalar.

@@ -176,7 +176,7 @@ void bind_functions(py::module_& m) {
       if (t) x = x.to(*t);
       return x;
     }
-    if (py::isinstance<py::array>(data)) {
+    if (is_numpy_array(data)) {
       Tensor x = tensor_from_numpy(data);
       if (d) x = x.to(*d);
       if (t) x = x.to(*t);
@@ -185,7 +185,7 @@ void bind_functions(py::module_& m) {
     return tensor_from_data(data, t, d);
   }, py::arg("data"), py::arg("dtype") = py::none(), py::arg("device") = py::none());
   m.def("from_numpy", [](py::handle a) {
-    if (!py::isinstance<py::array>(a))
+    if (!is_numpy_array(a))
       throw py::type_error("expected np.ndarray (got " + std::string(py::str(py::type::of(a).attr("__name__"))) + ")");
     return tensor_from_numpy(a);
   });

@@ -94,6 +94,7 @@ PYBIND11_MODULE(_C, m) {
   using namespace ctorch::python;
   m.doc() = "ctorch: PyTorch's tensor core and torch.cuda in C++ (the extension module of import ctorch)";
   register_errors(m);
+  init_python_objects();
   bind_dtype(m);
   bind_device(m);
   py::class_<ctorch::Tensor> tensor(m, "Tensor", py::dynamic_attr());

@@ -5,9 +5,13 @@
 
 namespace ctorch::python {
 
+namespace {
+py::object* g_return_types = nullptr;  // ctorch.return_types, imported while _C loads
+}  // namespace
+
 py::object return_pair(const char* name, std::tuple<Tensor, Tensor> pair) {
-  static py::object* types = new py::object(py::module_::import("ctorch.return_types"));
-  return types->attr(name)(wrap(std::move(std::get<0>(pair))), wrap(std::move(std::get<1>(pair))));
+  if (g_return_types == nullptr) g_return_types = new py::object(py::module_::import("ctorch.return_types"));
+  return g_return_types->attr(name)(wrap(std::move(std::get<0>(pair))), wrap(std::move(std::get<1>(pair))));
 }
 
 Tensor legacy_construct(ScalarType dtype, std::optional<Device> device, const py::args& args) {
@@ -23,7 +27,7 @@ Tensor legacy_construct(ScalarType dtype, std::optional<Device> device, const py
   }
   bool sizes = true;
   for (py::handle a : args) sizes = sizes && PyLong_Check(a.ptr()) && !PyBool_Check(a.ptr());
-  if (args.size() == 1 && py::isinstance(args[0], py::module_::import("ctorch._size").attr("Size"))) sizes = true;
+  if (args.size() == 1 && py::isinstance(args[0], py::type::of(size_object({})))) sizes = true;
   if (sizes) return empty(to_shape(args), TensorOptions().dtype(dtype).device(target));
   if (args.size() == 1) return tensor_from_data(args[0], dtype, target);
   throw py::type_error("new() received an invalid combination of arguments");
@@ -113,6 +117,7 @@ py::object cast_to(const py::object& self, ScalarType type) {
 }  // namespace
 
 void bind_tensor(py::module_& m, py::class_<Tensor>& cls) {
+  g_return_types = new py::object(py::module_::import("ctorch.return_types"));
   py::class_<PyNode>(m, "_Node")
       .def("name", [](const PyNode& n) { return n.node->name(); })
       .def_property_readonly("next_functions",

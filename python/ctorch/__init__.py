@@ -195,17 +195,6 @@ from .nn.parameter import Parameter  # noqa: E402,F401
 
 
 
-def _warm_lazy_statics():
-    # Stopgap: the extension creates some Python objects on first use in function-local statics that
-    # import a module (numpy's scalar type when a tensor is built from a list, Size, return types). If
-    # the first use is on two threads at once (DataLoader workers, DataParallel replicas), one holds
-    # the static's guard while importing (which releases the GIL) and the other waits on the guard
-    # holding the GIL: a deadlock. Make the first use here, on the importing thread.
-    t = _C.tensor([0])
-    t.shape, t.max(0)
-
-
-_warm_lazy_statics()
 del _name, _type
 float = _C.float  # noqa: A001  (torch.float and torch.int, as in PyTorch; last, so the code above
 int = _C.int  # noqa: A001   sees Python's builtins)

@@ -75,6 +75,39 @@ def printing(torch):
             "{}".format(torch.tensor([4, 5, 6]))]
 
 
+@case
+def shape_errors(torch):
+    return torch.ones(2, 3).matmul(torch.ones(2, 3))
+
+
+@case
+def view_size_error(torch):
+    return torch.arange(6).view(4, 2)
+
+
+@case
+def cat_shape_error(torch):
+    return torch.cat([torch.ones(2, 3), torch.ones(2, 4)])
+
+
+@case
+def requires_grad_on_integers_is_an_error(torch):
+    return torch.tensor([1, 2], requires_grad=True)
+
+
+@case
+def sizes_print(torch):
+    return [repr(torch.ones(2, 3).shape), str(torch.Size([4])), torch.ones(2, 3).shape == (2, 3),
+            torch.ones(5).shape[0], repr(torch.zeros(()).shape)]
+
+
+@case
+def dtype_conversion_printing(torch):
+    x = torch.tensor([1.5, -2.25, 3.0])
+    return [x.half(), x.to(torch.bfloat16), x.to(torch.uint8), x.bool(), x.to(torch.int8), x.double() * 1e-5,
+            torch.tensor([123456789.0]), torch.tensor([0.1, 1e6])]
+
+
 # ---- random numbers: bit-exact streams -------------------------------------------------------------
 
 @case

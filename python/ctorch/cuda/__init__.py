@@ -19,10 +19,6 @@ init = _cuda.init
 is_initialized = _cuda.is_initialized
 current_device = _cuda.current_device
 synchronize = _cuda.synchronize
-get_device_name = _cuda.get_device_name
-get_device_capability = _cuda.get_device_capability
-get_device_properties = _cuda.get_device_properties
-can_device_access_peer = _cuda.can_device_access_peer
 mem_get_info = _cuda.mem_get_info
 get_arch_list = _cuda.get_arch_list
 get_gencode_flags = _cuda.get_gencode_flags
@@ -47,6 +43,61 @@ set_stream = _cuda.set_stream
 CUDAGraph = _cuda.CUDAGraph
 graph_pool_handle = _cuda.graph_pool_handle
 is_current_stream_capturing = _cuda.is_current_stream_capturing
+
+
+def _get_device_index(device, optional=False, allow_cpu=False):
+    """The index of a cuda device given as a device, str, int, torch.cuda.device or None (the current
+    device when optional), with PyTorch's errors (torch.cuda._utils._get_device_index)."""
+    if isinstance(device, str):
+        device = _C.device(device)
+    if isinstance(device, _C.device):
+        if allow_cpu:
+            if device.type not in ["cuda", "cpu"]:
+                raise ValueError("Expected a cuda or cpu device, but got: {}".format(device))
+        elif device.type != "cuda":
+            raise ValueError("Expected a cuda device, but got: {}".format(device))
+    if isinstance(device, globals()["device"]):
+        return device.idx
+    idx = None
+    if isinstance(device, _C.device):
+        idx = -1 if device.type == "cpu" else device.index
+    elif isinstance(device, int):
+        idx = device
+    if idx is None:
+        if not optional:
+            raise ValueError("Expected a torch.device with a specified index or an integer, but got:{}".format(device))
+        idx = current_device()
+    return idx
+
+
+def get_device_properties(device):
+    """The properties of a cuda device (AssertionError "Invalid device id" for a missing one, as PyTorch)."""
+    device = _get_device_index(device, optional=True)
+    if device < 0 or device >= device_count():
+        raise AssertionError("Invalid device id")
+    return _cuda.get_device_properties(device)
+
+
+def get_device_name(device=None):
+    """The name of a cuda device (the current one by default)."""
+    return get_device_properties(device).name
+
+
+def get_device_capability(device=None):
+    """(major, minor) compute capability of a cuda device (the current one by default)."""
+    prop = get_device_properties(device)
+    return prop.major, prop.minor
+
+
+def can_device_access_peer(device, peer_device):
+    """Whether device can access peer_device's memory directly."""
+    device = _get_device_index(device, optional=True)
+    peer_device = _get_device_index(peer_device)
+    if device < 0 or device >= device_count():
+        raise AssertionError("Invalid device id")
+    if peer_device < 0 or peer_device >= device_count():
+        raise AssertionError("Invalid peer device id")
+    return _cuda.can_device_access_peer(device, peer_device)
 
 
 def set_device(device):

@@ -17,6 +17,34 @@ def _device_index(d):
     return d.index if d.index is not None else _C._cuda.current_device()
 
 
+def _check_balance(device_ids):
+    """PyTorch's check of DataParallel's devices: AssertionError "Invalid device id" for a missing one,
+    a warning when one has less than 75% of the memory or cores of another."""
+    import warnings
+    from ... import cuda
+    imbalance_warn = """
+    There is an imbalance between your GPUs. You may want to exclude GPU {} which
+    has less than 75% of the memory or cores of GPU {}. You can do so by setting
+    the device_ids argument to DataParallel, or by setting the CUDA_VISIBLE_DEVICES
+    environment variable."""
+    device_ids = [cuda._get_device_index(x, True) for x in device_ids]
+    dev_props = [cuda.get_device_properties(i) for i in device_ids]
+
+    def warn_imbalance(get_prop):
+        values = [get_prop(props) for props in dev_props]
+        min_pos, min_val = min(enumerate(values), key=lambda v: v[1])
+        max_pos, max_val = max(enumerate(values), key=lambda v: v[1])
+        if min_val / max_val < 0.75:
+            warnings.warn(imbalance_warn.format(device_ids[min_pos], device_ids[max_pos]))
+            return True
+        return False
+
+    if warn_imbalance(lambda props: props.total_memory):
+        return
+    if warn_imbalance(lambda props: props.multi_processor_count):
+        return
+
+
 def scatter(inputs, target_gpus, dim=0):
     """Splits every tensor in inputs (tuples, lists and dicts recursively) over target_gpus."""
     n = len(target_gpus)
@@ -136,6 +164,7 @@ class DataParallel(Module):
         self.device_ids = [_device_index(d) for d in device_ids]
         self.output_device = _device_index(output_device)
         self.src_device_obj = _C.device("cuda", self.device_ids[0])
+        _check_balance(self.device_ids)
         if len(self.device_ids) == 1:
             self.module.to(self.src_device_obj)
 
