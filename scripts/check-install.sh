@@ -62,3 +62,16 @@ cmake --build "$consumer/build" >/dev/null
 LD_LIBRARY_PATH="$prefix/lib" "$consumer/build/native"
 LD_LIBRARY_PATH="$prefix/lib" CTORCH_EMULATED_CUDA=2 "$consumer/build/libtorch_style"
 echo "check-install: find_package(ctorch) consumers (native and <ctorch/torch.h>, no flags set) built and ran"
+
+# The installed Python package, from outside the checkout (so nothing imports the source tree):
+# it finds libctorch through its run path, and the side-by-side and CUDA tests pass against it.
+pydir="$prefix/lib/python3/dist-packages"
+if [ -d "$pydir/ctorch" ]; then
+  tests=$(mktemp -d)
+  cp -r python/tests/. "$tests/"
+  (cd "$tests" && env -u LD_LIBRARY_PATH PYTHONPATH="$pydir" CTORCH_EMULATED_CUDA=2 PYTHONDONTWRITEBYTECODE=1 \
+     /usr/bin/python3 -c 'import ctorch as torch, sys; assert torch.__file__.startswith(sys.argv[1]), torch.__file__; print("installed python package:", torch.__file__, "cuda:", torch.cuda.device_count())' "$pydir" &&
+   env -u LD_LIBRARY_PATH PYTHONPATH="$pydir" PYTHONDONTWRITEBYTECODE=1 \
+     /usr/bin/python3 -m pytest -q -p no:cacheprovider test_side_by_side.py test_cuda.py test_interop.py)
+  rm -rf "$tests"
+fi
