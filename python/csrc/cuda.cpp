@@ -4,6 +4,10 @@
 
 #include <memory>
 
+#include "ctorch/cuda_graphed_callables.h"
+#include "ctorch/cuda_ipc.h"
+#include "ctorch/cuda_pluggable_allocator.h"
+
 #include "bindings.h"
 
 namespace ctorch::python {
@@ -313,9 +317,84 @@ void bind_nvtx_graphs_jit(py::module_& m) {
   m.def("set_float32_matmul_precision", &set_float32_matmul_precision);
 }
 
+// A Python callable of tensors as a C++ TensorFunction (called with the GIL taken).
+cuda::TensorFunction tensor_function(py::object fn) {
+  auto holder = std::shared_ptr<py::object>(new py::object(std::move(fn)), [](py::object* p) {
+    py::gil_scoped_acquire gil;
+    delete p;
+  });
+  return [holder](const std::vector<Tensor>& inputs) {
+    py::gil_scoped_acquire gil;
+    py::tuple args(inputs.size());
+    for (size_t i = 0; i < inputs.size(); ++i) args[i] = wrap(inputs[i]);
+    py::object r = (*holder)(*args);
+    std::vector<Tensor> out;
+    if (is_tensor(r)) {
+      out.push_back(as_tensor(r));
+    } else {
+      for (py::handle h : r) out.push_back(as_tensor(h, "graphed callable output"));
+    }
+    return out;
+  };
+}
+
+// A graphed TensorFunction as a Python callable: one tensor out, or a tuple.
+py::object python_function(cuda::TensorFunction fn, bool single_output) {
+  return py::cpp_function([fn, single_output](const py::args& args) -> py::object {
+    std::vector<Tensor> inputs;
+    for (py::handle a : args) inputs.push_back(as_tensor(a, "graphed callable input"));
+    std::vector<Tensor> out;
+    {
+      py::gil_scoped_release release;
+      out = fn(inputs);
+    }
+    if (single_output && out.size() == 1) return wrap(out[0]);
+    return py::tuple(py::cast(out));
+  });
+}
+
+void bind_extras(py::module_& m) {
+  m.def("current_blas_handle", [] { return reinterpret_cast<uintptr_t>(cuda::current_blas_handle()); });
+  m.def("ipc_collect", &cuda::ipc_collect);
+  py::class_<cuda::memory::CUDAPluggableAllocator>(m, "CUDAPluggableAllocator")
+      .def(py::init<const std::string&, const std::string&, const std::string&>(), py::arg("path_to_so_file"),
+           py::arg("alloc_fn_name"), py::arg("free_fn_name"));
+  m.def("change_current_allocator", &cuda::memory::change_current_allocator);
+  // make_graphed_callables for callables of tensors (a Python nn.Module is not graphable yet).
+  m.def("make_graphed_callables", [](py::object callables, py::object sample_args, int num_warmup_iters,
+                                     bool allow_unused_input) -> py::object {
+    const bool single = !py::isinstance<py::tuple>(callables);
+    py::tuple fns = single ? py::make_tuple(callables) : py::reinterpret_borrow<py::tuple>(callables);
+    py::tuple samples = single ? py::make_tuple(sample_args) : py::reinterpret_borrow<py::tuple>(sample_args);
+    std::vector<cuda::GraphableCallable> cs;
+    std::vector<std::vector<Tensor>> args;
+    for (size_t i = 0; i < fns.size(); ++i) {
+      if (py::hasattr(fns[i], "parameters"))
+        throw NotImplementedError("ctorch: make_graphed_callables of a Python nn.Module is not supported yet; "
+                                  "pass a function of tensors");
+      cs.emplace_back(tensor_function(fns[i]));
+      std::vector<Tensor> a;
+      py::object sample = samples[i];
+      if (is_tensor(sample)) a.push_back(as_tensor(sample));
+      else for (py::handle h : sample) a.push_back(as_tensor(h, "sample_args"));
+      args.push_back(std::move(a));
+    }
+    std::vector<cuda::TensorFunction> graphed;
+    {
+      py::gil_scoped_release release;
+      graphed = cuda::make_graphed_callables(cs, args, num_warmup_iters, allow_unused_input);
+    }
+    py::tuple out(graphed.size());
+    for (size_t i = 0; i < graphed.size(); ++i) out[i] = python_function(graphed[i], true);
+    return single ? py::object(out[0]) : py::object(out);
+  }, py::arg("callables"), py::arg("sample_args"), py::arg("num_warmup_iters") = 3,
+     py::arg("allow_unused_input") = false);
+}
+
 }  // namespace
 
 void bind_cuda(py::module_& m) {
+  bind_extras(m);
   bind_devices(m);
   bind_streams(m);
   bind_memory(m);

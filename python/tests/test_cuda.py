@@ -215,3 +215,20 @@ def test_cuda_graph_capture_and_replay():
     g.replay()
     torch.cuda.synchronize()
     assert static_out.tolist() == [6.0] * 4
+
+
+def test_make_graphed_callables_of_a_function():
+    w = torch.randn(4, 4, device="cuda", requires_grad=True)
+
+    def step(x, weight):
+        return (x @ weight).relu()
+
+    x = torch.randn(8, 4, device="cuda", requires_grad=True)
+    graphed = torch.cuda.make_graphed_callables(step, (x, w))
+    out = graphed(x, w)
+    assert torch.allclose(out, step(x, w), atol=1e-6)
+    out.sum().backward()
+    expect = torch.autograd.grad(step(x, w).sum(), w)[0]
+    assert torch.allclose(w.grad, expect, atol=1e-5)
+    assert torch.cuda.current_blas_handle() != 0
+    torch.cuda.ipc_collect()

@@ -40,6 +40,11 @@ current_stream = _cuda.current_stream
 default_stream = _cuda.default_stream
 set_stream = _cuda.set_stream
 
+current_blas_handle = _cuda.current_blas_handle
+ipc_collect = _cuda.ipc_collect
+make_graphed_callables = _cuda.make_graphed_callables
+CUDAPluggableAllocator = _cuda.CUDAPluggableAllocator
+change_current_allocator = _cuda.change_current_allocator
 CUDAGraph = _cuda.CUDAGraph
 graph_pool_handle = _cuda.graph_pool_handle
 is_current_stream_capturing = _cuda.is_current_stream_capturing

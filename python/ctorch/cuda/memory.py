@@ -9,6 +9,10 @@ from . import (  # noqa: F401
 )
 
 
+CUDAPluggableAllocator = _C._cuda.CUDAPluggableAllocator
+change_current_allocator = _C._cuda.change_current_allocator
+
+
 def _record_memory_history(enabled="all", context="all", stacks="all", max_entries=2**63 - 1):
     """Starts (or, with enabled=None, stops) recording allocations for snapshots; frames are C++ frames."""
     if enabled is True:
