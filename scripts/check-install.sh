@@ -2,6 +2,7 @@
 # Installs a built tree into a prefix and builds two consumers that set nothing but
 # find_package(ctorch CONFIG) + target_link_libraries (no language level, no flags): one with the
 # native header, one libtorch-style program with <ctorch/torch.h>. Both run, on 2 emulated devices.
+# Every installed program runs from the prefix with LD_LIBRARY_PATH unset (its own run path finds libctorch).
 # Usage: scripts/check-install.sh [build-dir] [prefix]   (prefix: kept when given, else a temp dir)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -15,6 +16,20 @@ else
   trap 'rm -rf "$prefix" "$consumer"' EXIT
 fi
 cmake --install "$build" --prefix "$prefix" >/dev/null
+
+# Installed programs, each run from the prefix (a fresh directory, outside the loader's search path).
+ran=0
+for exe in "$prefix"/bin/*; do
+  name=$(basename "$exe")
+  case "$name" in
+    ctorch-smi) env -u LD_LIBRARY_PATH "$exe" --emulate 2 >/dev/null ;;
+    ctorchrun) env -u LD_LIBRARY_PATH "$exe" --standalone --nproc-per-node 2 sh -c 'test "$WORLD_SIZE" = 2' >/dev/null ;;
+    ctorch-memory-viz) env -u LD_LIBRARY_PATH "$exe" --help 2>/dev/null ;;
+    *) echo "check-install: no check for installed program bin/$name (add one here)" >&2; exit 1 ;;
+  esac || { echo "check-install: installed bin/$name failed to run from $prefix" >&2; exit 1; }
+  ran=$((ran + 1))
+done
+[ "$ran" -ge 3 ] || { echo "check-install: expected at least 3 installed programs, found $ran" >&2; exit 1; }
 cat > "$consumer/CMakeLists.txt" <<'CMAKE'
 cmake_minimum_required(VERSION 3.25)
 project(consumer CXX)
@@ -61,7 +76,7 @@ cmake -S "$consumer" -B "$consumer/build" -DCMAKE_PREFIX_PATH="$prefix" >/dev/nu
 cmake --build "$consumer/build" >/dev/null
 LD_LIBRARY_PATH="$prefix/lib" "$consumer/build/native"
 LD_LIBRARY_PATH="$prefix/lib" CTORCH_EMULATED_CUDA=2 "$consumer/build/libtorch_style"
-echo "check-install: find_package(ctorch) consumers (native and <ctorch/torch.h>, no flags set) built and ran"
+echo "check-install: $ran installed programs ran from the prefix; find_package(ctorch) consumers (native and <ctorch/torch.h>, no flags set) built and ran"
 
 # The installed Python package, from outside the checkout (so nothing imports the source tree):
 # it finds libctorch through its run path, and the side-by-side and CUDA tests pass against it.

@@ -65,6 +65,18 @@ struct RMSpropOptions {
   CTORCH_OPTIM_ARG(bool, centered, false)
 };
 
+namespace detail {
+/// Raises PyTorch's ValueError for an invalid SGD hyper-parameter ("Invalid learning rate: -1.0").
+void validate_options(const SGDOptions& o);
+/// Raises PyTorch's ValueError for an invalid Adam/AdamW hyper-parameter ("Invalid beta parameter at index 0: 1.5").
+void validate_options(const AdamOptions& o);
+/// Raises PyTorch's ValueError for an invalid RMSprop hyper-parameter ("Invalid alpha value: -0.5").
+void validate_options(const RMSpropOptions& o);
+/// Options of other optimizers are not checked here.
+template <class Options>
+void validate_options(const Options&) {}
+}  // namespace detail
+
 /// One parameter group: its tensors and its own options.
 template <class Options>
 struct ParamGroup {
@@ -112,8 +124,10 @@ class GroupedOptimizer : public Optimizer {
   explicit GroupedOptimizer(std::vector<ParamGroup<Options>> groups) {
     for (auto& g : groups) add_param_group(std::move(g));
   }
-  /// Adds a group (torch's add_param_group); a tensor in two groups is an error.
+  /// Adds a group (torch's add_param_group); a tensor in two groups, or an invalid option (PyTorch's
+  /// checks and ValueError texts, applied to every group's options), is an error.
   void add_param_group(ParamGroup<Options> group) {
+    detail::validate_options(group.options);
     for (const Tensor& p : group.params) {
       CTORCH_CHECK(p.defined() && p.is_leaf(), "can't optimize a non-leaf Tensor");
       for (const auto& g : groups_) {

@@ -1,6 +1,7 @@
 // TensorImpl: sizes, strides, offset and dtype over a Storage. Users hold it through Tensor.
 #pragma once
 
+#include <atomic>
 #include <memory>
 
 #include "ctorch/array_ref.h"
@@ -49,12 +50,10 @@ class TensorImpl : public RefCounted {
 
   bool requires_grad() const { return requires_grad_; }
   void set_requires_grad(bool v) { requires_grad_ = v; }
-  /// Autograd state; null until the autograd layer attaches one.
-  autograd::AutogradMeta* autograd_meta() const { return autograd_meta_.get(); }
-  /// The autograd state as a shared handle (hooks that must not outlive it hold it weakly).
-  const std::shared_ptr<autograd::AutogradMeta>& autograd_meta_handle() const { return autograd_meta_; }
-  /// Attaches autograd state (owned by the tensor).
-  void set_autograd_meta(std::shared_ptr<autograd::AutogradMeta> meta) { autograd_meta_ = std::move(meta); }
+  /// Autograd state; null until the autograd layer attaches one (Note [Autograd meta is attached once]).
+  autograd::AutogradMeta* autograd_meta() const { return autograd_meta_ptr_.load(std::memory_order_acquire); }
+  /// Attaches `meta` unless state is attached already; returns the attached state (the first one wins).
+  autograd::AutogradMeta* attach_autograd_meta(std::shared_ptr<autograd::AutogradMeta> meta);
 
  private:
   void refresh();
@@ -67,6 +66,12 @@ class TensorImpl : public RefCounted {
   ScalarType dtype_;
   bool is_contiguous_ = true;
   bool requires_grad_ = false;
+  // Note [Autograd meta is attached once]
+  // Threads that first use a shared leaf at once (concurrent backward passes, DataParallel replicas)
+  // may both attach autograd state. The pointer is set once, by a compare-exchange from null, and never
+  // changes afterwards, so readers need only an acquire load (a plain load on x86). The owner below is
+  // written by the winning thread alone, after it won, and read only by the destructor.
+  std::atomic<autograd::AutogradMeta*> autograd_meta_ptr_{nullptr};
   std::shared_ptr<autograd::AutogradMeta> autograd_meta_;
 };
 

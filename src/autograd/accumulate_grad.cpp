@@ -35,8 +35,8 @@ variable_list AccumulateGrad::apply(variable_list&& grads) {
   if (grads.empty() || !grads[0].defined()) return {};
   Tensor incoming = fit(grads[0], 0);
   grads.clear();
-  std::lock_guard<std::mutex> lock(mutex_);
   AutogradMeta& meta = materialize_meta(variable_);
+  std::lock_guard<std::mutex> lock(meta.mutex);  // the one lock of .grad (Note [Thread safety of autograd state])
   if (!meta.grad.defined()) {
     // Steal a dense gradient nobody else holds; otherwise keep a dense copy of it.
     const bool stealable = !GradMode::is_enabled() && incoming.use_count() == 1 && incoming.is_contiguous() &&

@@ -1,8 +1,6 @@
 // AccumulateGrad: the node at a leaf that adds incoming gradients into its .grad.
 #pragma once
 
-#include <mutex>
-
 #include "ctorch/autograd_node.h"
 
 namespace ctorch::autograd {
@@ -21,7 +19,6 @@ class AccumulateGrad final : public Node {
 
  private:
   Tensor variable_;
-  std::mutex mutex_;
 };
 
 }  // namespace ctorch::autograd

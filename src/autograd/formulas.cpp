@@ -256,6 +256,7 @@ void FormulaNode::save(ArrayRef<const Tensor*> in, const Tensor& out) {
 }
 
 void FormulaNode::release_variables() {
+  std::lock_guard<std::mutex> lock(mutex_);
   in0_.reset();
   in1_.reset();
   in2_.reset();
@@ -268,6 +269,7 @@ void FormulaNode::release_variables() {
 Tensor FormulaNode::saved(const SavedVariable& v) { return v.unpack(shared_from_this(), name_); }
 
 variable_list FormulaNode::apply(variable_list&& grads) {
+  std::lock_guard<std::mutex> lock(mutex_);
   const Tensor g = grads.empty() ? Tensor() : grads[0];
   variable_list out;
   if (g.defined()) {

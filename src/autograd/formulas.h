@@ -2,6 +2,7 @@
 #pragma once
 
 #include <memory>
+#include <mutex>
 
 #include "autograd/saved_variable.h"
 #include "ctorch/autograd_node.h"
@@ -33,6 +34,9 @@ class FormulaNode final : public Node {
   const char* name_;
   SavedVariable in0_, in1_, in2_, result_;
   bool released_ = false;
+  /// Guards the saved tensors and args_: apply and release_variables may run in several threads
+  /// (backward passes over a shared graph; Note [Thread safety of autograd state]).
+  std::mutex mutex_;
 };
 
 /// PyTorch's node name for a recorded call ("MulBackward0").

@@ -17,8 +17,7 @@ namespace ctorch::autograd {
 AutogradMeta& materialize_meta(const Tensor& t) {
   TensorImpl* impl = t.impl();
   if (AutogradMeta* m = impl->autograd_meta()) return *m;
-  impl->set_autograd_meta(std::make_shared<AutogradMeta>());
-  return *impl->autograd_meta();
+  return *impl->attach_autograd_meta(std::make_shared<AutogradMeta>());  // one compare-exchange
 }
 
 std::shared_ptr<Node> grad_accumulator(const Tensor& t) {

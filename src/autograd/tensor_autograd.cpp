@@ -60,13 +60,17 @@ void Tensor::retain_grad() const {
   CTORCH_CHECK(requires_grad(), "can't retain_grad on Tensor that has requires_grad=False");
   if (is_leaf()) return;  // leaves keep their gradient anyway
   AutogradMeta& meta = materialize_meta(*this);
-  if (meta.retains_grad) return;
-  meta.retains_grad = true;
+  {
+    std::lock_guard<std::mutex> lock(meta.mutex);
+    if (meta.retains_grad) return;
+    meta.retains_grad = true;
+  }
   // The hook lives on grad_fn, which may outlive the tensor: it holds the tensor's state weakly.
-  std::weak_ptr<AutogradMeta> weak = impl_->autograd_meta_handle();
+  std::weak_ptr<AutogradMeta> weak = meta.weak_from_this();
   meta.grad_fn->add_pre_hook(meta.output_nr, [weak](const Tensor& g) {
     std::shared_ptr<AutogradMeta> m = weak.lock();
     if (m == nullptr) return Tensor();
+    std::lock_guard<std::mutex> lock(m->mutex);  // backward passes in other threads may reach it too
     if (!m->grad.defined()) {
       m->grad = GradMode::is_enabled() ? g.clone() : g.detach().clone();
     } else {
@@ -79,7 +83,9 @@ void Tensor::retain_grad() const {
 bool Tensor::retains_grad() const {
   if (is_leaf()) return requires_grad();
   AutogradMeta* meta = meta_of(*this);
-  return meta != nullptr && meta->retains_grad;
+  if (meta == nullptr) return false;
+  std::lock_guard<std::mutex> lock(meta->mutex);
+  return meta->retains_grad;
 }
 
 void Tensor::backward(const Tensor& gradient, std::optional<bool> retain_graph, bool create_graph,

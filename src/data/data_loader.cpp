@@ -18,6 +18,7 @@
 #include <string>
 #include <thread>
 
+#include "core/error_rethrow.h"
 #include "ctorch/cuda.h"
 #include "ctorch/data.h"
 #include "ctorch/factories.h"
@@ -38,30 +39,10 @@ int64_t draw_int64(const Generator& g) {
 // Re-raises a worker's error in the consumer with the same ctorch type, naming the worker (as
 // Python's ExceptionWrapper.reraise: "Caught ValueError in DataLoader worker process 0.").
 [[noreturn]] void rethrow_from_worker(const std::exception_ptr& error, int64_t worker) {
-  auto text = [&](const char* kind, const char* what) {
-    return ::ctorch::detail::str_cat("Caught ", kind, " in DataLoader worker thread ", worker, ".\nOriginal message: ", what);
-  };
-  try {
-    std::rethrow_exception(error);
-  } catch (const IndexError& e) {
-    throw IndexError(text("IndexError", e.what()));
-  } catch (const ValueError& e) {
-    throw ValueError(text("ValueError", e.what()));
-  } catch (const TypeError& e) {
-    throw TypeError(text("TypeError", e.what()));
-  } catch (const NotImplementedError& e) {
-    throw NotImplementedError(text("NotImplementedError", e.what()));
-  } catch (const OutOfMemoryError& e) {
-    throw OutOfMemoryError(text("OutOfMemoryError", e.what()));
-  } catch (const DeviceError& e) {
-    throw DeviceError(text("DeviceError", e.what()));
-  } catch (const Error& e) {
-    throw Error(text("Error", e.what()));
-  } catch (const std::exception& e) {
-    throw Error(text("std::exception", e.what()));
-  } catch (...) {
-    throw Error(text("an exception", "(not a std::exception)"));
-  }
+  ::ctorch::detail::rethrow_with_message(error, [worker](const char* type, const char* what) {
+    return ::ctorch::detail::str_cat("Caught ", type, " in DataLoader worker thread ", worker, ".\nOriginal message: ",
+                                     what);
+  });
 }
 
 }  // namespace

@@ -1,7 +1,20 @@
 // Store base helpers and PrefixStore (ctorch/distributed_store.h).
 #include "ctorch/distributed_store.h"
 
+#include "core/error_rethrow.h"
+
 namespace ctorch::distributed {
+
+namespace {
+// Errors rethrown from other threads keep these types (core/error_rethrow.h); bases first.
+const bool g_error_types_registered = [] {
+  ::ctorch::detail::register_error_type<DistError>("DistError");
+  ::ctorch::detail::register_error_type<DistBackendError>("DistBackendError");
+  ::ctorch::detail::register_error_type<DistStoreError>("DistStoreError");
+  ::ctorch::detail::register_error_type<DistNetworkError>("DistNetworkError");
+  return true;
+}();
+}  // namespace
 
 Store::~Store() = default;
 

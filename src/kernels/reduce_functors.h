@@ -79,35 +79,59 @@ CTORCH_HD V abs_value(V v) {
 
 }  // namespace detail
 
-/// Sum in Acc (bool and integers widen to int64 when the output is int64).
+// Note [Integer reductions wrap]
+// PyTorch's integer sum and prod wrap around in two's complement (tensor([INT64_MAX, 1]).sum() is
+// INT64_MIN); in C++ signed overflow is undefined. Integer Sum and Prod therefore accumulate in the
+// unsigned type of the same width (wrap_t), where + and * are defined modulo 2^N, and project back
+// to the signed type (a modular conversion since C++20). The accumulator itself is unsigned, not a
+// signed value cast to unsigned and back around each add: GCC 12.2's loop vectorizer miscompiles
+// that round trip when the input is widened from int8/uint8 (cpu/reduce.h's blocked dense loop with
+// one stream kept half of the lanes' sums), while a plain unsigned accumulator vectorizes correctly.
+namespace detail {
+template <class V, bool = std::is_integral_v<V> && !std::is_same_v<V, bool>>
+struct wrap_type {
+  using type = V;
+};
+template <class V>
+struct wrap_type<V, true> {
+  using type = std::make_unsigned_t<V>;
+};
+}  // namespace detail
+
+/// The type integer Sum/Prod accumulate in: unsigned of V's width for integers, V otherwise.
+template <class V>
+using wrap_t = typename detail::wrap_type<V>::type;
+
+/// Sum in Acc (bool and integers widen to int64 when the output is int64); integers wrap around.
 template <class Acc>
 struct SumOp {
-  using in_t = Acc;
-  using acc_t = Acc;
+  using in_t = wrap_t<Acc>;
+  using acc_t = wrap_t<Acc>;
   static constexpr bool kIndexed = false;
   CTORCH_HD acc_t identity() const { return acc_t(0); }
   CTORCH_HD acc_t reduce(acc_t a, in_t x, int64_t) const { return static_cast<acc_t>(a + x); }
   CTORCH_HD acc_t combine(acc_t a, acc_t b) const { return static_cast<acc_t>(a + b); }
-  CTORCH_HD acc_t project(acc_t a) const { return a; }
+  CTORCH_HD Acc project(acc_t a) const { return static_cast<Acc>(a); }
 };
 
 /// Sum divided by the number of reduced elements (as PyTorch's sum().div_(n)).
 template <class Acc>
 struct MeanOp : SumOp<Acc> {
+  static_assert(std::is_floating_point_v<Acc>, "mean accumulates floating types only");
   Acc count = Acc(1);
   CTORCH_HD Acc project(Acc a) const { return a / count; }
 };
 
-/// Product in Acc.
+/// Product in Acc; integers wrap around (Note [Integer reductions wrap]).
 template <class Acc>
 struct ProdOp {
-  using in_t = Acc;
-  using acc_t = Acc;
+  using in_t = wrap_t<Acc>;
+  using acc_t = wrap_t<Acc>;
   static constexpr bool kIndexed = false;
   CTORCH_HD acc_t identity() const { return acc_t(1); }
   CTORCH_HD acc_t reduce(acc_t a, in_t x, int64_t) const { return static_cast<acc_t>(a * x); }
   CTORCH_HD acc_t combine(acc_t a, acc_t b) const { return static_cast<acc_t>(a * b); }
-  CTORCH_HD acc_t project(acc_t a) const { return a; }
+  CTORCH_HD Acc project(acc_t a) const { return static_cast<Acc>(a); }
 };
 
 /// Largest value; NaN propagates.

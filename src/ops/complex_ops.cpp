@@ -7,6 +7,7 @@
 // on cuda devices) without a kernel of their own: copies and conversions, fill, + - * /, ==, !=,
 // neg, abs, conj. Complex tensors cannot require grad (no complex autograd).
 #include <cmath>
+#include <limits>
 
 #include "ctorch/complex.h"
 #include "ctorch/factories.h"
@@ -41,6 +42,26 @@ void check_no_grad(const char* op, std::initializer_list<const Tensor*> tensors)
     CTORCH_CHECK_NOT_IMPLEMENTED(!(t->defined() && t->requires_grad() && GradMode::is_enabled()), op,
                                  ": autograd through complex tensors is not supported by ctorch");
   }
+}
+
+// |re + i im| as C's hypot (PyTorch's complex abs is std::abs, a hypot): no overflow or underflow in the
+// squares, +inf when either part is infinite (even beside a NaN), NaN otherwise when either part is NaN.
+// float32 parts are squared in float64, as glibc's hypotf does (exact squares, one rounding at the end);
+// float64 parts are scaled by the larger magnitude m: m * sqrt(1 + (n / m)^2).
+Tensor hypot_of_parts(const Tensor& re, const Tensor& im) {
+  const Tensor a = re.abs(), b = im.abs();
+  const double inf = std::numeric_limits<double>::infinity();
+  const Tensor any_inf = a.eq(inf).logical_or(b.eq(inf));
+  Tensor h;
+  if (re.dtype() == kFloat) {
+    const Tensor ad = a.to(kDouble), bd = b.to(kDouble);
+    h = ad.mul(ad).add(bd.mul(bd)).sqrt().to(kFloat);
+  } else {
+    const Tensor m = a.maximum(b), n = a.minimum(b);
+    const Tensor q = where(m.eq(0), 0.0, n.div(m));  // 0 / 0 when both parts are 0
+    h = m.mul(q.mul(q).add(1).sqrt());
+  }
+  return where(any_inf, inf, h);
 }
 
 }  // namespace
@@ -180,10 +201,7 @@ Tensor complex_unary(kernels::UnaryOp op, const Tensor& t) {
   const Tensor r = view_as_real(t);
   switch (op) {
     case kernels::UnaryOp::Neg: return as_complex(r.neg());
-    case kernels::UnaryOp::Abs: {
-      const Tensor re = r.select(-1, 0), im = r.select(-1, 1);
-      return re.mul(re).add(im.mul(im)).sqrt();
-    }
+    case kernels::UnaryOp::Abs: return hypot_of_parts(r.select(-1, 0), r.select(-1, 1));
     case kernels::UnaryOp::Identity: return t.clone();
     default: break;
   }

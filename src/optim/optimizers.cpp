@@ -1,11 +1,85 @@
 // SGD, Adam, AdamW and RMSprop: PyTorch 1.13's single-tensor update rules, run without recording.
+#include <charconv>
 #include <cmath>
+#include <string>
 
+#include "ctorch/error.h"
 #include "ctorch/factories.h"
 #include "ctorch/grad_mode.h"
 #include "ctorch/optim.h"
 
 namespace ctorch::optim {
+
+namespace {
+
+// Python's repr of a float ("-1.0", "0.001", "1e-08", "inf"): the shortest digits that round-trip, in
+// fixed notation when the decimal exponent is in [-4, 16), else d.ddde+XX (at least two exponent digits).
+std::string python_float(double v) {
+  if (std::isnan(v)) return "nan";
+  if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
+  char buf[64];
+  const auto res = std::to_chars(buf, buf + sizeof(buf), v, std::chars_format::scientific);
+  const std::string sci(buf, res.ptr);  // "-1.5e-05"
+  const size_t e_at = sci.find('e');
+  std::string mantissa = sci.substr(0, e_at);
+  const int exp10 = std::stoi(sci.substr(e_at + 1));
+  std::string sign;
+  if (mantissa[0] == '-') {
+    sign = "-";
+    mantissa.erase(0, 1);
+  }
+  std::string digits;
+  for (char c : mantissa) {
+    if (c != '.') digits += c;
+  }
+  const int n = static_cast<int>(digits.size());
+  const int decpt = exp10 + 1;  // value = 0.digits * 10^decpt
+  if (decpt > -4 && decpt <= 16) {
+    if (decpt <= 0) return sign + "0." + std::string(static_cast<size_t>(-decpt), '0') + digits;
+    if (decpt >= n) return sign + digits + std::string(static_cast<size_t>(decpt - n), '0') + ".0";
+    return sign + digits.substr(0, static_cast<size_t>(decpt)) + "." + digits.substr(static_cast<size_t>(decpt));
+  }
+  const int e = decpt - 1;
+  std::string exp_text = std::to_string(e < 0 ? -e : e);
+  if (exp_text.size() < 2) exp_text = "0" + exp_text;
+  return sign + digits.substr(0, 1) + (n > 1 ? "." + digits.substr(1) : "") + "e" + (e < 0 ? "-" : "+") + exp_text;
+}
+
+// PyTorch's `if not 0.0 <= value: raise ValueError("Invalid <what>: {}".format(value))`.
+void check_non_negative(double value, const char* what) {
+  CTORCH_CHECK_VALUE(0.0 <= value, "Invalid ", what, ": ", python_float(value));
+}
+
+}  // namespace
+
+namespace detail {
+
+void validate_options(const SGDOptions& o) {
+  // torch/optim/sgd.py: `lr < 0.0` and `momentum < 0.0` (a NaN passes there, as here).
+  CTORCH_CHECK_VALUE(!(o.lr() < 0.0), "Invalid learning rate: ", python_float(o.lr()));
+  CTORCH_CHECK_VALUE(!(o.momentum() < 0.0), "Invalid momentum value: ", python_float(o.momentum()));
+  CTORCH_CHECK_VALUE(!(o.weight_decay() < 0.0), "Invalid weight_decay value: ", python_float(o.weight_decay()));
+  CTORCH_CHECK_VALUE(!(o.nesterov() && (o.momentum() <= 0 || o.dampening() != 0)),
+                     "Nesterov momentum requires a momentum and zero dampening");
+}
+
+void validate_options(const AdamOptions& o) {
+  check_non_negative(o.lr(), "learning rate");
+  check_non_negative(o.eps(), "epsilon value");
+  CTORCH_CHECK_VALUE(0.0 <= o.beta1() && o.beta1() < 1.0, "Invalid beta parameter at index 0: ", python_float(o.beta1()));
+  CTORCH_CHECK_VALUE(0.0 <= o.beta2() && o.beta2() < 1.0, "Invalid beta parameter at index 1: ", python_float(o.beta2()));
+  check_non_negative(o.weight_decay(), "weight_decay value");
+}
+
+void validate_options(const RMSpropOptions& o) {
+  check_non_negative(o.lr(), "learning rate");
+  check_non_negative(o.eps(), "epsilon value");
+  check_non_negative(o.momentum(), "momentum value");
+  check_non_negative(o.weight_decay(), "weight_decay value");
+  check_non_negative(o.alpha(), "alpha value");
+}
+
+}  // namespace detail
 
 void Optimizer::zero_grad(bool set_to_none) {
   for (size_t g = 0; g < num_groups(); ++g) {

@@ -8,6 +8,7 @@
 #include <thread>
 #include <unordered_map>
 
+#include "core/error_rethrow.h"
 #include "ctorch/cuda_stream.h"
 #include "ctorch/error.h"
 #include "ctorch/grad_mode.h"
@@ -20,31 +21,13 @@ namespace {
 
 Device cuda_device(int index) { return Device(DeviceType::CUDA, static_cast<DeviceIndex>(index)); }
 
-/// PyTorch's exception class name for a ctorch error.
-const char* python_name(const std::exception& e) {
-  if (dynamic_cast<const NotImplementedError*>(&e)) return "NotImplementedError";
-  if (dynamic_cast<const ValueError*>(&e)) return "ValueError";
-  if (dynamic_cast<const IndexError*>(&e)) return "IndexError";
-  if (dynamic_cast<const TypeError*>(&e)) return "TypeError";
-  if (dynamic_cast<const OutOfMemoryError*>(&e)) return "OutOfMemoryError";
-  return "RuntimeError";
-}
-
-/// Rethrows `error` with PyTorch's ExceptionWrapper text, keeping its ctorch type.
+/// Rethrows `error` with PyTorch's ExceptionWrapper text, keeping its ctorch type (Note [Rethrow with the
+/// original type], core/error_rethrow.h).
 [[noreturn]] void reraise(const std::exception_ptr& error, size_t replica, int device) {
-  try {
-    std::rethrow_exception(error);
-  } catch (const std::exception& e) {
-    const std::string msg = ::ctorch::detail::str_cat("Caught ", python_name(e), " in replica ", replica, " on device ",
-                                                      device, ".\nOriginal error: ", e.what());
-    if (dynamic_cast<const NotImplementedError*>(&e)) throw NotImplementedError(msg);
-    if (dynamic_cast<const ValueError*>(&e)) throw ValueError(msg);
-    if (dynamic_cast<const IndexError*>(&e)) throw IndexError(msg);
-    if (dynamic_cast<const TypeError*>(&e)) throw TypeError(msg);
-    if (dynamic_cast<const OutOfMemoryError*>(&e)) throw OutOfMemoryError(msg);
-    if (dynamic_cast<const DeviceError*>(&e)) throw DeviceError(msg);
-    throw Error(msg);
-  }
+  ::ctorch::detail::rethrow_with_message(error, [&](const char* type, const char* what) {
+    return ::ctorch::detail::str_cat("Caught ", type, " in replica ", replica, " on device ", device,
+                                     ".\nOriginal error: ", what);
+  });
 }
 
 }  // namespace

@@ -6,6 +6,7 @@
 #include <mutex>
 #include <sstream>
 
+#include "core/error_rethrow.h"
 #include "ctorch/cuda_sanitizer.h"
 #include "ctorch/cuda_stream.h"
 #include "ctorch/tensor.h"
@@ -17,6 +18,23 @@
 
 namespace ctorch::sanitizer {
 namespace {
+
+// Errors rethrown from other threads keep these types (core/error_rethrow.h); a race report keeps its
+// fields. (CUDASanitizerErrors, whose what() is fixed, is rethrown as Error.)
+const bool g_error_types_registered = [] {
+  using cuda::SynchronizationError;
+  using cuda::UnsynchronizedAccessError;
+  ::ctorch::detail::register_error_type<SynchronizationError>("SynchronizationError");
+  ::ctorch::detail::register_error_type(::ctorch::detail::ErrorType{
+      "UnsynchronizedAccessError",
+      [](const std::exception& e) { return dynamic_cast<const UnsynchronizedAccessError*>(&e) != nullptr; },
+      [](const std::exception& e, const std::string& what) {
+        const auto& u = dynamic_cast<const UnsynchronizedAccessError&>(e);
+        throw UnsynchronizedAccessError(what, u.data_ptr, u.current_stream, u.current_op, u.previous_stream,
+                                        u.previous_op, u.previous_in_freed_block);
+      }});
+  return true;
+}();
 
 struct State {
   std::mutex mu;

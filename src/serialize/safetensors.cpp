@@ -12,11 +12,18 @@
 #include <sstream>
 #include <vector>
 
+#include "core/error_rethrow.h"
 #include "ctorch/factories.h"
 #include "ctorch/safetensors.h"
 
 namespace ctorch::safetensors {
 namespace {
+
+// Errors rethrown from other threads keep this type (core/error_rethrow.h).
+const bool g_error_type_registered = [] {
+  ::ctorch::detail::register_error_type<SafetensorError>("SafetensorError");
+  return true;
+}();
 
 static_assert(std::endian::native == std::endian::little, "safetensors data is little-endian");
 

@@ -47,6 +47,16 @@ TensorImpl::TensorImpl(Storage storage, ScalarType dtype, IntArrayRef sizes)
 
 TensorImpl::~TensorImpl() = default;
 
+autograd::AutogradMeta* TensorImpl::attach_autograd_meta(std::shared_ptr<autograd::AutogradMeta> meta) {
+  autograd::AutogradMeta* expected = nullptr;
+  if (autograd_meta_ptr_.compare_exchange_strong(expected, meta.get(), std::memory_order_acq_rel,
+                                                 std::memory_order_acquire)) {
+    autograd_meta_ = std::move(meta);  // only the winner writes the owner (Note [Autograd meta is attached once])
+    return autograd_meta_ptr_.load(std::memory_order_relaxed);
+  }
+  return expected;  // another thread attached first; `meta` is dropped
+}
+
 void TensorImpl::set_data_from(const TensorImpl& other) {
   storage_ = other.storage_;
   dtype_ = other.dtype_;

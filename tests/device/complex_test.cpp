@@ -2,7 +2,9 @@
 // views, arithmetic composed from real ops, printing, and typed errors from every other kernel.
 #include <gmock/gmock.h>
 
+#include <cmath>
 #include <complex>
+#include <limits>
 #include <vector>
 
 #include "device/device_test.h"
@@ -196,6 +198,47 @@ TEST_P(Complex, ArithmeticComparisonAndAbs) {
   EXPECT_FALSE(a.equal(a2));
   EXPECT_TRUE(a.allclose(a + 1e-7));
   EXPECT_FALSE(a.allclose(a2));
+}
+
+// abs is a hypot (PyTorch's std::abs): no overflow above ~1e19 (float32) or ~1e154 (float64), no underflow
+// below ~1e-19 / ~1e-154, +inf for an infinite part even beside a NaN, and the value of std::hypot.
+TEST_P(Complex, AbsIsHypotWithoutOverflowOrUnderflow) {
+  const float finf = std::numeric_limits<float>::infinity(), fnan = std::numeric_limits<float>::quiet_NaN();
+  const std::vector<c64> f = {{1e20f, 1e20f}, {3e38f, 3e38f}, {1e-30f, 1e-30f}, {-3, 4}, {0, 0}, {0, -2e-45f},
+                              {finf, fnan},   {fnan, -finf},  {fnan, 1},        {1, 2}};
+  const Tensor mf = tensor(f).to(device()).abs().cpu();
+  ASSERT_EQ(mf.dtype(), kFloat);
+  const auto* pf = static_cast<const float*>(mf.data_ptr());
+  for (size_t i = 0; i < f.size(); ++i) {
+    const float want = std::hypot(f[i].real(), f[i].imag());
+    if (std::isnan(want)) {
+      EXPECT_TRUE(std::isnan(pf[i])) << "element " << i << " got " << pf[i];
+    } else {
+      EXPECT_EQ(pf[i], want) << "element " << i;  // hypotf rounds once, as the float64 squares do
+    }
+  }
+  EXPECT_TRUE(std::isfinite(pf[0]));  // the naive sqrt(re^2 + im^2) gives inf
+  EXPECT_EQ(pf[1], finf);            // |z| above FLT_MAX is inf, as hypotf's
+  EXPECT_GT(pf[2], 1.4e-30f);        // the naive form gives 0
+
+  const double dinf = std::numeric_limits<double>::infinity(), dnan = std::numeric_limits<double>::quiet_NaN();
+  const std::vector<c128> d = {{1e300, 1e300}, {1e-300, -1e-300}, {-3, 4}, {0, 0}, {dinf, dnan}, {dnan, 2}, {5e-324, 0},
+                               {1, 1e-20},     {1.5, -2.25}};
+  const Tensor md = tensor(d).to(device()).abs().cpu();
+  ASSERT_EQ(md.dtype(), kDouble);
+  const auto* pd = static_cast<const double*>(md.data_ptr());
+  for (size_t i = 0; i < d.size(); ++i) {
+    const double want = std::hypot(d[i].real(), d[i].imag());
+    if (std::isnan(want)) {
+      EXPECT_TRUE(std::isnan(pd[i])) << "element " << i << " got " << pd[i];
+    } else if (std::isinf(want)) {
+      EXPECT_EQ(pd[i], want) << "element " << i;
+    } else {
+      EXPECT_NEAR(pd[i], want, 4e-16 * want) << "element " << i;
+    }
+  }
+  EXPECT_TRUE(std::isfinite(pd[0]));
+  EXPECT_GT(pd[1], 1.4e-300);
 }
 
 TEST_P(Complex, OtherKernelsRaiseTypedErrors) {

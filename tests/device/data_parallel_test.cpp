@@ -8,6 +8,7 @@
 #include <string>
 
 #include "ctorch/ctorch.h"
+#include "ctorch/distributed_store.h"
 #include "device/device_test.h"
 
 namespace ctorch::testing {
@@ -175,6 +176,27 @@ TEST_P(DataParallelTest, AReplicaErrorIsRethrownNamingTheReplicaAndDevice) {
   } catch (const ValueError& e) {
     EXPECT_EQ(std::string(e.what()).rfind("Caught ValueError in replica 1 on device 1.", 0), 0u) << e.what();
     EXPECT_NE(std::string(e.what()).find("no work on device 1"), std::string::npos);
+  }
+}
+
+// Errors of the layers above core keep their type too (core/error_rethrow.h), e.g. a collective's.
+TEST_P(DataParallelTest, AReplicaDistBackendErrorKeepsItsType) {
+  struct Collective : nn::UnaryModule {
+    CTORCH_MODULE_REPLICABLE(Collective)
+   public:
+    Collective() : nn::UnaryModule("Collective") {}
+    Tensor forward(const Tensor& x) override {
+      if (cuda::current_device() == 1) throw distributed::DistBackendError("rank 1 did not answer");
+      return x;
+    }
+  };
+  nn::DataParallel dp(std::make_shared<Collective>(), {0, 1});
+  try {
+    dp(ones({4, 2}, TensorOptions().device(dev(0))));
+    ADD_FAILURE() << "no error";
+  } catch (const distributed::DistBackendError& e) {
+    EXPECT_EQ(std::string(e.what()).rfind("Caught DistBackendError in replica 1 on device 1.", 0), 0u) << e.what();
+    EXPECT_NE(std::string(e.what()).find("rank 1 did not answer"), std::string::npos);
   }
 }
 

@@ -50,10 +50,7 @@ void gen_reduction(Rng& rng, Case& c) {
   const int64_t dim = random_dim(rng, nd);
   const bool keep = chance(rng, 0.4);
   const std::optional<ScalarType> odt = random_opt_dtype(rng);
-  Values style = prod ? Values::SmallInts : reduction_values(rng, c);
-  if ((is_integral(dt, false) || (odt && is_integral(*odt, false))) && avoid(Known::IntegerReductionOverflow)) {
-    style = Values::SmallInts;
-  }
+  const Values style = prod ? Values::SmallInts : reduction_values(rng, c);
   c.operand(s, dt, true, style);
   const std::string ks = keep ? ", keepdim=True" : "";
   const Scalar p = pick(rng, std::vector<Scalar>{Scalar(2), Scalar(1), Scalar(0), Scalar(3.5), Scalar(INFINITY),
