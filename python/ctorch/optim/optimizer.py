@@ -11,7 +11,8 @@ required = _Required()
 
 
 class Optimizer:
-    """Parameter groups (dicts of params and hyperparameters) over a C++ optimizer."""
+    """Parameter groups (dicts of params and hyperparameters) over a C++ optimizer, which checks the
+    hyperparameters (PyTorch's ValueError texts) when a group is added and before every step."""
 
     _native_class = None
 
@@ -90,11 +91,6 @@ class _C_enable_grad:
         _C._set_grad_enabled(self._prev)
 
 
-def _check(cond, message):
-    if not cond:
-        raise ValueError(message)
-
-
 class SGD(Optimizer):
     """Stochastic gradient descent with momentum, dampening, weight decay and Nesterov."""
 
@@ -102,11 +98,6 @@ class SGD(Optimizer):
 
     def __init__(self, params, lr=required, momentum=0, dampening=0, weight_decay=0, nesterov=False, *,
                  maximize=False, foreach=None, differentiable=False):
-        _check(lr is required or lr >= 0.0, f"Invalid learning rate: {lr}")
-        _check(momentum >= 0.0, f"Invalid momentum value: {momentum}")
-        _check(weight_decay >= 0.0, f"Invalid weight_decay value: {weight_decay}")
-        _check(not nesterov or (momentum > 0 and dampening == 0),
-               "Nesterov momentum requires a momentum and zero dampening")
         super().__init__(params, dict(lr=lr, momentum=momentum, dampening=dampening, weight_decay=weight_decay,
                                       nesterov=nesterov, maximize=maximize, foreach=foreach,
                                       differentiable=differentiable))
@@ -119,11 +110,6 @@ class Adam(Optimizer):
 
     def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0, amsgrad=False, *,
                  foreach=None, maximize=False, capturable=False, differentiable=False, fused=False):
-        _check(0.0 <= lr, f"Invalid learning rate: {lr}")
-        _check(0.0 <= eps, f"Invalid epsilon value: {eps}")
-        _check(0.0 <= betas[0] < 1.0, f"Invalid beta parameter at index 0: {betas[0]}")
-        _check(0.0 <= betas[1] < 1.0, f"Invalid beta parameter at index 1: {betas[1]}")
-        _check(0.0 <= weight_decay, f"Invalid weight_decay value: {weight_decay}")
         super().__init__(params, dict(lr=lr, betas=betas, eps=eps, weight_decay=weight_decay, amsgrad=amsgrad,
                                       maximize=maximize, foreach=foreach, capturable=capturable,
                                       differentiable=differentiable, fused=fused))
@@ -147,11 +133,6 @@ class RMSprop(Optimizer):
 
     def __init__(self, params, lr=1e-2, alpha=0.99, eps=1e-8, weight_decay=0, momentum=0, centered=False,
                  foreach=None, maximize=False, differentiable=False):
-        _check(0.0 <= lr, f"Invalid learning rate: {lr}")
-        _check(0.0 <= eps, f"Invalid epsilon value: {eps}")
-        _check(0.0 <= momentum, f"Invalid momentum value: {momentum}")
-        _check(0.0 <= weight_decay, f"Invalid weight_decay value: {weight_decay}")
-        _check(0.0 <= alpha, f"Invalid alpha value: {alpha}")
         if maximize:
             raise NotImplementedError("ctorch: RMSprop(maximize=True) is not implemented")
         super().__init__(params, dict(lr=lr, momentum=momentum, alpha=alpha, eps=eps, centered=centered,
