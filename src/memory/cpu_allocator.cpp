@@ -64,17 +64,17 @@ struct SmallCache {
   }
 };
 
-// The thread's cache lives on the heap: only this pointer is thread-local, so libctorch's static
-// TLS block stays small enough for a dlopen-ed library (the Python extension loads it with
-// dlopen, and glibc's surplus for such blocks is a few hundred bytes).
+// The thread's cache lives on the heap and only this pointer is thread-local, in the default
+// (dynamic) TLS model: libctorch then needs no static TLS at all, so it can be dlopen-ed (the
+// Python extension loads it that way; glibc's surplus for static TLS is a few hundred bytes and
+// other libraries use it too). The cost is one __tls_get_addr call per small allocation.
 struct SmallCacheHolder {
   SmallCache* cache = nullptr;
   ~SmallCacheHolder() { delete cache; }
 };
 
 SmallCache& small_cache() {
-  // initial-exec: one pointer, no __tls_get_addr call on the allocation path.
-  thread_local SmallCacheHolder holder __attribute__((tls_model("initial-exec")));
+  thread_local SmallCacheHolder holder;
   if (__builtin_expect(holder.cache == nullptr, 0)) holder.cache = new SmallCache();
   return *holder.cache;
 }
