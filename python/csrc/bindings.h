@@ -35,6 +35,8 @@ void bind_dlpack(py::module_& m, py::class_<Tensor>& cls);
 void bind_functions(py::module_& m);
 /// torch.fft (fft.cpp).
 void bind_fft(py::module_& m);
+/// torch.distributed (distributed.cpp).
+void bind_distributed(py::module_& m);
 /// torch.cuda (cuda.cpp).
 void bind_cuda(py::module_& m);
 /// torch.nn.functional, nn.init helpers, optimizers and the data pieces written in C++ (nn.cpp).

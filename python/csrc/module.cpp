@@ -104,6 +104,8 @@ PYBIND11_MODULE(_C, m) {
   bind_functions(m);
   py::module_ fft = m.def_submodule("_fft", "torch.fft's C++ side");
   bind_fft(fft);
+  py::module_ dist = m.def_submodule("_distributed", "torch.distributed's C++ side");
+  bind_distributed(dist);
   py::module_ cuda = m.def_submodule("_cuda", "torch.cuda's C++ side");
   bind_cuda(cuda);
   py::module_ nn = m.def_submodule("_nn", "torch.nn's C++ side");

@@ -190,7 +190,7 @@ def _type(self, dtype=None, non_blocking=False, **kwargs):
 Tensor.type = _type
 
 
-from . import autograd, cuda, fft, nn, optim, safetensors, utils, backends  # noqa: E402,F401
+from . import autograd, cuda, distributed, fft, nn, optim, safetensors, utils, backends  # noqa: E402,F401
 from .nn.parameter import Parameter  # noqa: E402,F401
 
 

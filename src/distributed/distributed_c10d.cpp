@@ -200,8 +200,9 @@ void register_nccl_backend(GroupFactory factory) noexcept { g_nccl_factory = fac
 
 std::shared_ptr<ProcessGroup> default_group() {
   std::lock_guard<std::mutex> lock(state().mutex);
-  CTORCH_CHECK_VALUE(state().group != nullptr,
-                     "Default process group has not been initialized, please make sure to call init_process_group.");
+  // RuntimeError, as PyTorch 1.13's _get_default_group (2.x made it a ValueError).
+  CTORCH_CHECK(state().group != nullptr,
+               "Default process group has not been initialized, please make sure to call init_process_group.");
   return state().group;
 }
 
@@ -219,8 +220,8 @@ std::shared_ptr<ProcessGroup> new_group(const std::vector<int>& ranks, std::opti
   {
     DefaultGroup& s = state();
     std::lock_guard<std::mutex> lock(s.mutex);
-    CTORCH_CHECK_VALUE(s.group != nullptr,
-                       "Default process group has not been initialized, please make sure to call init_process_group.");
+    CTORCH_CHECK(s.group != nullptr,
+                 "Default process group has not been initialized, please make sure to call init_process_group.");
     store = s.store;
     base = s.group;
     t = timeout.value_or(s.timeout);
