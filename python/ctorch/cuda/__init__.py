@@ -122,18 +122,18 @@ def _device_index(device):
     return device.index
 
 
-class device:
-    """Context manager that makes ``device`` current in its block (torch.cuda.device)."""
+class _GuardContext:
+    """Enters the C++ guard that _make_guard() returns (None: nothing to do) for the block."""
 
-    def __init__(self, device):
-        self.idx = _device_index(device) if device is not None else -1
-        self._guard = None
+    _guard = None
+
+    def _make_guard(self):
+        raise NotImplementedError
 
     def __enter__(self):
-        if self.idx is None or self.idx < 0:
-            return self
-        self._guard = _cuda._DeviceGuard(self.idx)
-        self._guard.__enter__()
+        self._guard = self._make_guard()
+        if self._guard is not None:
+            self._guard.__enter__()
         return self
 
     def __exit__(self, *args):
@@ -141,6 +141,16 @@ class device:
             self._guard.__exit__(*args)
             self._guard = None
         return False
+
+
+class device(_GuardContext):
+    """Context manager that makes ``device`` current in its block (torch.cuda.device)."""
+
+    def __init__(self, device):
+        self.idx = _device_index(device) if device is not None else -1
+
+    def _make_guard(self):
+        return None if self.idx is None or self.idx < 0 else _cuda._DeviceGuard(self.idx)
 
 
 class device_of(device):
@@ -150,25 +160,14 @@ class device_of(device):
         super().__init__(obj.get_device() if obj.is_cuda else -1)
 
 
-class StreamContext:
+class StreamContext(_GuardContext):
     """Context manager that makes ``stream`` current on its device in its block (None: nothing)."""
 
     def __init__(self, stream):
         self.stream = stream
-        self._guard = None
 
-    def __enter__(self):
-        if self.stream is None:
-            return self
-        self._guard = _cuda._StreamGuard(self.stream)
-        self._guard.__enter__()
-        return self
-
-    def __exit__(self, *args):
-        if self._guard is not None:
-            self._guard.__exit__(*args)
-            self._guard = None
-        return False
+    def _make_guard(self):
+        return None if self.stream is None else _cuda._StreamGuard(self.stream)
 
 
 def stream(stream):
