@@ -36,8 +36,8 @@ class CMakeBuild(build_ext):
         dest.mkdir(parents=True, exist_ok=True)
         for so in (build / "python" / "ctorch").glob("_C*.so"):
             shutil.copy2(so, dest / so.name)
-        for lib in build.glob("libctorch.so*"):
-            shutil.copy2(lib, dest / lib.name, follow_symlinks=True)
+        # The extension needs libctorch by its soname only (found through its $ORIGIN run path).
+        shutil.copy2(build / "libctorch.so.0", dest / "libctorch.so.0", follow_symlinks=True)
 
 
 setup(
