@@ -16,6 +16,14 @@ py::object no_gil(F&& f) {
   return wrap(std::move(r));
 }
 
+/// False for an op on small cpu tensors (a few hundred ns): releasing and retaking the GIL would
+/// cost a third of it, and nothing in it can block; anything on a device, or large, releases it.
+inline bool releases_gil(const Tensor& a, const Tensor* b = nullptr) {
+  constexpr int64_t kSmallOp = 4096;
+  auto small_cpu = [](const Tensor& t) { return t.is_cpu() && t.numel() < kSmallOp; };
+  return !(small_cpu(a) && (b == nullptr || small_cpu(*b)));
+}
+
 /// Python's NotImplemented (a binary operator's "try the reflected one").
 inline py::object not_implemented() { return py::reinterpret_borrow<py::object>(Py_NotImplemented); }
 

@@ -156,13 +156,22 @@ py::object wrap(Tensor t) {
   return py::cast(std::move(t));
 }
 
-bool is_tensor(py::handle h) { return py::isinstance<Tensor>(h); }
+namespace {
+PyTypeObject* g_tensor_type = nullptr;  // ctorch.Tensor, set when the class is bound
+}  // namespace
+
+void set_tensor_type(py::handle type) { g_tensor_type = reinterpret_cast<PyTypeObject*>(type.ptr()); }
+
+bool is_tensor(py::handle h) { return PyObject_TypeCheck(h.ptr(), g_tensor_type) != 0; }
 
 const Tensor& as_tensor(py::handle h, const char* what) {
   if (!is_tensor(h))
     throw py::type_error(std::string(what) + " must be Tensor, not " +
                          std::string(py::str(py::type::of(h).attr("__name__"))));
-  return *h.cast<Tensor*>();
+  // A ctorch.Tensor instance holds exactly one C++ Tensor (pybind11's simple layout).
+  auto* inst = reinterpret_cast<py::detail::instance*>(h.ptr());
+  return *static_cast<Tensor*>(inst->simple_layout ? inst->simple_value_holder[0]
+                                                   : py::detail::values_and_holders(inst).begin()->value_ptr());
 }
 
 Tensor to_tensor_operand(py::handle h, const Tensor& like) {

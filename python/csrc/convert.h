@@ -52,10 +52,14 @@ py::object size_object(IntArrayRef sizes);
 
 /// A Tensor in a Python object (None when undefined).
 py::object wrap(Tensor t);
+/// Records the Python type ctorch.Tensor (once, while _C loads) for is_tensor's fast check.
+void set_tensor_type(py::handle type);
 /// True when `h` is a ctorch.Tensor (or a subclass: Parameter).
 bool is_tensor(py::handle h);
 /// The Tensor in `h` (TypeError naming `what` when it is not one).
 const Tensor& as_tensor(py::handle h, const char* what = "argument");
+/// The Tensor in `h`, which must be a ctorch.Tensor, for an in-place method.
+inline Tensor& as_mutable_tensor(py::handle h) { return const_cast<Tensor&>(as_tensor(h)); }
 /// A Tensor operand: a tensor as is, a number as a 0-dim tensor (as PyTorch's wrapped numbers).
 Tensor to_tensor_operand(py::handle h, const Tensor& like);
 

@@ -98,6 +98,7 @@ PYBIND11_MODULE(_C, m) {
   bind_dtype(m);
   bind_device(m);
   py::class_<ctorch::Tensor> tensor(m, "Tensor", py::dynamic_attr());
+  set_tensor_type(tensor);
   bind_tensor(m, tensor);
   bind_tensor_ops(tensor);
   bind_dlpack(m, tensor);

@@ -13,15 +13,23 @@ std::optional<std::vector<int64_t>> opt_dims(py::handle dim) {
 // The in-place form of a binary op: the result is `self`, the same Python object.
 template <class TensorOp, class ScalarOp>
 py::object inplace(py::object self, py::handle other, TensorOp tensor_op, ScalarOp scalar_op) {
-  Tensor& t = *self.cast<Tensor*>();
+  Tensor& t = as_mutable_tensor(self);
   if (is_tensor(other)) {
     const Tensor& o = as_tensor(other);
-    py::gil_scoped_release release;
-    tensor_op(t, o);
+    if (!releases_gil(t, &o)) {
+      tensor_op(t, o);
+    } else {
+      py::gil_scoped_release release;
+      tensor_op(t, o);
+    }
   } else if (is_number(other)) {
     Scalar s = to_scalar(other);
-    py::gil_scoped_release release;
-    scalar_op(t, s);
+    if (!releases_gil(t)) {
+      scalar_op(t, s);
+    } else {
+      py::gil_scoped_release release;
+      scalar_op(t, s);
+    }
   } else {
     return not_implemented();
   }
@@ -33,10 +41,12 @@ template <class TensorOp, class ScalarOp>
 py::object binary(const Tensor& t, py::handle other, TensorOp tensor_op, ScalarOp scalar_op) {
   if (is_tensor(other)) {
     const Tensor& o = as_tensor(other);
+    if (!releases_gil(t, &o)) return wrap(tensor_op(t, o));
     return no_gil([&] { return tensor_op(t, o); });
   }
   if (is_number(other)) {
     Scalar s = to_scalar(other);
+    if (!releases_gil(t)) return wrap(scalar_op(t, s));
     return no_gil([&] { return scalar_op(t, s); });
   }
   return not_implemented();
