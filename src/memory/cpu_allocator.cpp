@@ -70,20 +70,30 @@ struct SmallCache {
 // other libraries use it too). The cost is one __tls_get_addr call per small allocation.
 struct SmallCacheHolder {
   SmallCache* cache = nullptr;
-  ~SmallCacheHolder() { delete cache; }
+  bool gone = false;  // the thread is exiting: blocks go straight to free()
+  ~SmallCacheHolder() {
+    delete cache;
+    cache = nullptr;
+    gone = true;
+  }
 };
 
-SmallCache& small_cache() {
+// The calling thread's cache; nullptr once its thread-locals are being destroyed (a tensor freed
+// by a later thread-local destructor then bypasses the cache).
+SmallCache* small_cache() {
   thread_local SmallCacheHolder holder;
-  if (__builtin_expect(holder.cache == nullptr, 0)) holder.cache = new SmallCache();
-  return *holder.cache;
+  if (__builtin_expect(holder.cache == nullptr, 0)) {
+    if (holder.gone) return nullptr;
+    holder.cache = new SmallCache();
+  }
+  return holder.cache;
 }
 
 template <int C>
 void free_small_class(void* ptr) {
-  SmallCache& cache = small_cache();
-  if (cache.count[C] < kSmallPerClass) {
-    cache.blocks[C][cache.count[C]++] = ptr;
+  SmallCache* cache = small_cache();
+  if (cache != nullptr && cache->count[C] < kSmallPerClass) {
+    cache->blocks[C][cache->count[C]++] = ptr;
   } else {
     std::free(ptr);
   }
@@ -108,8 +118,9 @@ class CpuAllocator final : public Allocator {
     if (nbytes < kCacheMinBytes) {
       if (kSmallCacheEnabled) {
         const int c = small_class(nbytes);
-        SmallCache& cache = small_cache();
-        void* p = cache.count[c] ? cache.blocks[c][--cache.count[c]] : std::aligned_alloc(kAlignment, kAlignment << c);
+        SmallCache* cache = small_cache();
+        void* p = cache != nullptr && cache->count[c] ? cache->blocks[c][--cache->count[c]]
+                                                      : std::aligned_alloc(kAlignment, kAlignment << c);
         if (!p) throw_oom(nbytes);
         return DataPtr(p, p, kSmallDeleters[c], Device(DeviceType::CPU));
       }
