@@ -57,6 +57,7 @@
 #include "ctorch/random.h"
 #include "ctorch/safetensors.h"
 #include "ctorch/scalar.h"
+#include "ctorch/serialization.h"
 #include "ctorch/storage.h"
 #include "ctorch/stream.h"
 #include "ctorch/tensor.h"
