@@ -7,6 +7,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "ctorch/serialization.h"
 #include "ctorch/tensor.h"
 
 /// A chainable option with a getter (libtorch's TORCH_ARG): `SGDOptions(0.1).momentum(0.9)`.
@@ -75,6 +76,17 @@ void validate_options(const RMSpropOptions& o);
 /// Options of other optimizers are not checked here.
 template <class Options>
 void validate_options(const Options&) {}
+
+/// SGD's options as PyTorch 1.13's param_group dict (without "params").
+serialization::Value options_dict(const SGDOptions& o);
+/// Adam's options as PyTorch 1.13's param_group dict (without "params").
+serialization::Value options_dict(const AdamOptions& o);
+/// RMSprop's options as PyTorch 1.13's param_group dict (without "params").
+serialization::Value options_dict(const RMSpropOptions& o);
+/// `o` with the entries of param_group dict `d` it names (TypeError for a value of the wrong type).
+SGDOptions options_from(const serialization::Value& d, SGDOptions o);
+AdamOptions options_from(const serialization::Value& d, AdamOptions o);
+RMSpropOptions options_from(const serialization::Value& d, RMSpropOptions o);
 }  // namespace detail
 
 /// One parameter group: its tensors and its own options.
@@ -101,6 +113,14 @@ class Optimizer {
   /// Sets the learning rate of group `g`.
   virtual void set_lr(size_t g, double lr) = 0;
 
+  /// torch.optim.Optimizer.state_dict() in PyTorch 1.13's layout: {"state": {index: {name: value}},
+  /// "param_groups": [{hyper-parameters..., "params": [index, ...]}]}, parameters numbered across groups.
+  serialization::Value state_dict() const;
+  /// Loads a state_dict() (ctorch's or PyTorch's): as many groups of the same sizes (else PyTorch's
+  /// ValueError), hyper-parameters and state replaced, state tensors on each parameter's device and
+  /// (floating) dtype. Everything is checked before anything changes.
+  void load_state_dict(const serialization::Value& state_dict);
+
  protected:
   /// Per-parameter state tensors, moved to the parameter's device when the parameter moved.
   struct State {
@@ -109,6 +129,14 @@ class Optimizer {
   };
   /// The state of `p` (created empty), on p's device.
   State& state_of(const Tensor& p);
+  /// Group g's hyper-parameters as PyTorch's param_group dict, without "params".
+  virtual serialization::Value group_dict(size_t g) const = 0;
+  /// Checks param_group dict `d` for group g and returns what sets it (called after every check passed).
+  virtual std::function<void()> group_loader(size_t g, const serialization::Value& d) = 0;
+  /// A parameter's state as PyTorch names it ({"momentum_buffer": t}); None before its first step.
+  virtual serialization::Value state_value(const State& s) const = 0;
+  /// The state PyTorch's names describe, for parameter `p` (TypeError for a malformed entry).
+  virtual State state_from(const serialization::Value& v, const Tensor& p) const = 0;
 
  private:
   std::unordered_map<const TensorImpl*, State> state_;
@@ -146,6 +174,13 @@ class GroupedOptimizer : public Optimizer {
   void set_lr(size_t g, double lr) override { groups_.at(g).options.lr(lr); }
 
  protected:
+  serialization::Value group_dict(size_t g) const override { return detail::options_dict(groups_.at(g).options); }
+  std::function<void()> group_loader(size_t g, const serialization::Value& d) override {
+    Options o = detail::options_from(d, groups_.at(g).options);
+    detail::validate_options(o);
+    return [this, g, o] { groups_.at(g).options = o; };
+  }
+
   std::vector<ParamGroup<Options>> groups_;
 };
 
@@ -154,6 +189,10 @@ class SGD : public GroupedOptimizer<SGDOptions> {
  public:
   using GroupedOptimizer::GroupedOptimizer;
   void step() override;
+
+ protected:
+  serialization::Value state_value(const State& s) const override;
+  State state_from(const serialization::Value& v, const Tensor& p) const override;
 };
 
 /// Adam (weight decay added to the gradient).
@@ -161,6 +200,10 @@ class Adam : public GroupedOptimizer<AdamOptions> {
  public:
   using GroupedOptimizer::GroupedOptimizer;
   void step() override;
+
+ protected:
+  serialization::Value state_value(const State& s) const override;
+  State state_from(const serialization::Value& v, const Tensor& p) const override;
 };
 
 /// AdamW (decoupled weight decay; PyTorch's default weight_decay 1e-2 when constructed with defaults()).
@@ -170,6 +213,11 @@ class AdamW : public GroupedOptimizer<AdamOptions> {
   /// AdamW's defaults: lr 1e-3, weight_decay 1e-2.
   static AdamOptions defaults() { return AdamOptions(1e-3).weight_decay(1e-2); }
   void step() override;
+
+ protected:
+  serialization::Value group_dict(size_t g) const override;  // 1.13's AdamW has no differentiable/fused
+  serialization::Value state_value(const State& s) const override;
+  State state_from(const serialization::Value& v, const Tensor& p) const override;
 };
 
 /// RMSprop, plain or centered, with momentum.
@@ -177,6 +225,10 @@ class RMSprop : public GroupedOptimizer<RMSpropOptions> {
  public:
   using GroupedOptimizer::GroupedOptimizer;
   void step() override;
+
+ protected:
+  serialization::Value state_value(const State& s) const override;
+  State state_from(const serialization::Value& v, const Tensor& p) const override;
 };
 
 /// A learning-rate schedule over an optimizer's groups (torch.optim.lr_scheduler).

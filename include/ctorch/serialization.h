@@ -4,10 +4,11 @@
 // torch.load, and Python's files load here. The object is a serialization::Value: None, bool,
 // int, float, str, Tensor, list, tuple, dict and OrderedDict (what state_dicts, optimizer states
 // and training checkpoints hold). Anything else in a file (an arbitrary Python class) is refused
-// with UnpicklingError, never executed.
+// with UnpicklingError, never executed. A damaged file raises CheckpointError.
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -23,10 +24,15 @@
 
 namespace ctorch::serialization {
 
-/// A file that is not a readable checkpoint: a bad zip archive, a missing record, a pickle
-/// ctorch does not read (Python raises pickle.UnpicklingError or RuntimeError).
-class UnpicklingError : public Error {
+/// A file that is not a readable checkpoint: a bad or truncated zip archive, a missing record
+/// (PyTorchStreamReader's RuntimeError in Python).
+class CheckpointError : public Error {
   using Error::Error;
+};
+
+/// A pickle ctorch does not read, or an object it refuses (Python's pickle.UnpicklingError).
+class UnpicklingError : public CheckpointError {
+  using CheckpointError::CheckpointError;
 };
 
 /// One pickled object: None, bool, int, float, str, Tensor, list, tuple or (ordered) dict.
@@ -117,9 +123,11 @@ class Value {
       data_;
 };
 
-/// Where load() puts each storage: everything on one device, or saved locations renamed
-/// ({"cuda:1": "cuda:0"}; locations not named stay where they were saved).
-using MapLocation = std::variant<std::monostate, Device, std::map<std::string, std::string>>;
+/// Where load() puts each storage: where it was saved (monostate), everything on one device,
+/// saved locations renamed ({"cuda:1": "cuda:0"}; locations not named stay), or a function of the
+/// saved location ("cpu", "cuda:1") giving the device (torch.load's map_location forms).
+using MapLocation = std::variant<std::monostate, Device, std::map<std::string, std::string>,
+                                 std::function<Device(const std::string& location)>>;
 
 /// The checkpoint bytes of `obj` (torch.save into a BytesIO). Cuda tensors are saved from the host
 /// with their device as location; tensors sharing memory share one storage record, as in PyTorch.
@@ -135,7 +143,7 @@ namespace ctorch {
 void save(const serialization::Value& obj, const std::string& path);
 /// torch.load(path, map_location): a tensor saved on cuda:1 comes back on cuda:1 unless remapped;
 /// a missing device raises DeviceError with PyTorch's advice. The whole file is checked before
-/// anything is returned: a corrupt or truncated file raises UnpicklingError.
+/// anything is returned: a corrupt or truncated file raises CheckpointError.
 serialization::Value load(const std::string& path, const serialization::MapLocation& map_location = {});
 
 }  // namespace ctorch

@@ -49,5 +49,12 @@ void bind_distributed(py::module_& m);
 void bind_cuda(py::module_& m);
 /// torch.nn.functional, nn.init helpers, optimizers and the data pieces written in C++ (nn.cpp).
 void bind_nn(py::module_& m);
+/// A Python object (None, bool, int, float, str, Tensor, list, tuple, dict, OrderedDict) as a
+/// checkpoint value; other types raise TypeError (serialization.cpp).
+serialization::Value to_checkpoint_value(py::handle h);
+/// A checkpoint value as Python objects (containers shared in it come back as one object).
+py::object from_checkpoint_value(const serialization::Value& v);
+/// torch.save / torch.load's C++ half: Python objects to checkpoint bytes and back (serialization.cpp).
+void bind_serialization(py::module_& m);
 
 }  // namespace ctorch::python

@@ -23,6 +23,8 @@ void register_errors(py::module_& m) {
       PyErr_SetString(oom.ptr(), e.what());
     } catch (const JitCompileError& e) {
       PyErr_SetString(jit.ptr(), e.what());
+    } catch (const serialization::UnpicklingError& e) {  // torch.load's errors are pickle's
+      PyErr_SetString(py::module_::import("pickle").attr("UnpicklingError").ptr(), e.what());
     } catch (const Error& e) {
       PyErr_SetString(PyExc_RuntimeError, e.what());
     }
@@ -111,6 +113,8 @@ PYBIND11_MODULE(_C, m) {
   bind_cuda(cuda);
   py::module_ nn = m.def_submodule("_nn", "torch.nn's C++ side");
   bind_nn(nn);
+  py::module_ ser = m.def_submodule("_serialization", "torch.save / torch.load's C++ side");
+  bind_serialization(ser);
   route_warnings();
   m.attr("__version__") = ctorch::version();
 }

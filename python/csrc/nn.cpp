@@ -61,7 +61,13 @@ void bind_optimizer(py::module_& m, const char* name, std::function<Options(cons
         py::gil_scoped_release release;
         o.step();
       })
-      .def("zero_grad", [](Opt& o, bool set_to_none) { o.zero_grad(set_to_none); }, py::arg("set_to_none") = false);
+      .def("zero_grad", [](Opt& o, bool set_to_none) { o.zero_grad(set_to_none); }, py::arg("set_to_none") = false)
+      .def("state_dict", [](const Opt& o) { return from_checkpoint_value(o.state_dict()); })
+      .def("load_state_dict", [](Opt& o, py::handle state_dict) {
+        const serialization::Value v = to_checkpoint_value(state_dict);
+        py::gil_scoped_release release;
+        o.load_state_dict(v);
+      });
 }
 
 void bind_optimizers(py::module_& m) {

@@ -190,8 +190,18 @@ def _type(self, dtype=None, non_blocking=False, **kwargs):
 Tensor.type = _type
 
 
-from . import autograd, cuda, distributed, fft, nn, optim, safetensors, utils, backends  # noqa: E402,F401
+from . import autograd, cuda, distributed, fft, nn, optim, safetensors, serialization, utils, backends  # noqa: E402,F401
 from .nn.parameter import Parameter  # noqa: E402,F401
+from .serialization import save, load  # noqa: E402,F401
+
+
+def _reduce_ex(self, proto):
+    """Pickles a tensor (or Parameter) as its torch.save checkpoint bytes."""
+    return (serialization._rebuild_from_checkpoint, (_C._serialization.save_to_bytes(self),))
+
+
+Tensor.__reduce_ex__ = _reduce_ex
+Parameter.__reduce_ex__ = _reduce_ex
 
 
 

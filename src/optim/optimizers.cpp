@@ -111,8 +111,8 @@ void SGD::step() {
       if (!p.grad().defined()) continue;
       Tensor d_p = o.maximize() ? p.grad().neg() : p.grad();
       if (o.weight_decay() != 0) d_p = d_p.add(p, o.weight_decay());
+      State& s = state_of(p);  // every stepped parameter has state (PyTorch's momentum_buffer None without momentum)
       if (o.momentum() != 0) {
-        State& s = state_of(p);
         if (!s.buf1.defined()) {
           s.buf1 = d_p.clone();
         } else {

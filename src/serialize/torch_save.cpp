@@ -24,6 +24,7 @@ namespace {
 
 // Errors rethrown from other threads keep this type (core/error_rethrow.h).
 const bool g_error_type_registered = [] {
+  ::ctorch::detail::register_error_type<CheckpointError>("RuntimeError");
   ::ctorch::detail::register_error_type<UnpicklingError>("UnpicklingError");
   return true;
 }();
@@ -83,6 +84,8 @@ Device restore_location(const std::string& location, const MapLocation& map_loca
   std::optional<Device> device;
   if (const auto* d = std::get_if<Device>(&map_location)) {
     device = *d;
+  } else if (const auto* f = std::get_if<std::function<Device(const std::string&)>>(&map_location)) {
+    device = (*f)(location);
   } else {
     std::string where = location;
     if (const auto* m = std::get_if<std::map<std::string, std::string>>(&map_location)) {
@@ -125,13 +128,13 @@ Value load_from_bytes(std::string_view bytes, const MapLocation& map_location) {
   detail::ZipReader zip(bytes);
   const std::string_view version = zip.record("version");
   if (version.empty() || version.size() > 8 || version.find_first_not_of("0123456789\n") != std::string_view::npos) {
-    throw UnpicklingError("PytorchStreamReader: the archive's version record is not a number");
+    throw CheckpointError("PytorchStreamReader: the archive's version record is not a number");
   }
   auto load_storage = [&](const detail::StorageRef& ref) {
     const std::string_view data = zip.record("data/" + ref.key);
     const int64_t esize = element_size(ref.dtype);
     if (ref.numel > static_cast<int64_t>(data.size()) / esize || static_cast<int64_t>(data.size()) != ref.numel * esize) {
-      throw UnpicklingError(::ctorch::detail::str_cat("ctorch.load: storage ", ref.key, " holds ", data.size(),
+      throw CheckpointError(::ctorch::detail::str_cat("ctorch.load: storage ", ref.key, " holds ", data.size(),
                                                       " bytes, its ", ref.numel, " elements of ", ref.dtype,
                                                       " need ", ref.numel * esize));
     }

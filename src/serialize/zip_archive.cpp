@@ -49,7 +49,7 @@ uint32_t crc_of(std::string_view data) {
 }
 
 [[noreturn]] void fail(const std::string& what) {
-  throw UnpicklingError("PytorchStreamReader failed reading zip archive: " + what);
+  throw CheckpointError("PytorchStreamReader failed reading zip archive: " + what);
 }
 
 }  // namespace
@@ -187,7 +187,7 @@ std::string_view ZipReader::record(std::string_view name) const {
   for (const auto& r : records_) {
     if (r.first == full) return r.second;
   }
-  throw UnpicklingError("PytorchStreamReader failed locating file " + std::string(name) + ": file not found");
+  throw CheckpointError("PytorchStreamReader failed locating file " + std::string(name) + ": file not found");
 }
 
 }  // namespace ctorch::serialization::detail

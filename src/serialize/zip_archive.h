@@ -33,7 +33,7 @@ class ZipWriter {
 };
 
 /// Reads an archive held in memory. The constructor checks the whole directory and every
-/// record's bounds and CRC, and throws UnpicklingError with PyTorchStreamReader's texts.
+/// record's bounds and CRC, and throws CheckpointError with PyTorchStreamReader's texts.
 class ZipReader {
  public:
   explicit ZipReader(std::string_view bytes);

@@ -217,12 +217,12 @@ TEST(Serialization, RefusesWhatItDoesNotRead) {
             std::string::npos);
   serialization::detail::ZipWriter no_pickle("archive");
   no_pickle.add("version", "3\n");
-  EXPECT_EQ(testing::error_of<UnpicklingError>([&] { serialization::load_from_bytes(no_pickle.finish()); }),
+  EXPECT_EQ(testing::error_of<serialization::CheckpointError>([&] { serialization::load_from_bytes(no_pickle.finish()); }),
             "PytorchStreamReader failed locating file data.pkl: file not found");
   // A storage record shorter than the tensor needs.
   const std::vector<std::pair<std::string, std::string>> short_storage = {{"0", std::string(8, '\0')},
                                                                            {"1", std::string(8, '\0')}};
-  EXPECT_NE(testing::error_of<UnpicklingError>([&] { serialization::load_from_bytes(archive(unhex(kPythonProtocol2), short_storage)); })
+  EXPECT_NE(testing::error_of<serialization::CheckpointError>([&] { serialization::load_from_bytes(archive(unhex(kPythonProtocol2), short_storage)); })
                 .find("storage 0 holds 8 bytes"),
             std::string::npos);
 }
@@ -255,7 +255,7 @@ TEST(Serialization, CorruptFilesRaiseTypedErrors) {
   const std::string good = serialization::save_to_bytes(Value::dict({{"model", Value(lin.state_dict())},
                                                                       {"epoch", 3}, {"loss", 0.25}}));
   for (size_t n = 0; n < good.size(); ++n) {
-    EXPECT_THROW(serialization::load_from_bytes(std::string_view(good).substr(0, n)), UnpicklingError) << n;
+    EXPECT_THROW(serialization::load_from_bytes(std::string_view(good).substr(0, n)), serialization::CheckpointError) << n;
   }
   int raised = 0;
   for (size_t i = 0; i < good.size(); ++i) {

@@ -18,6 +18,3 @@ class Parameter(_C.Tensor):
         if id(self) not in memo:
             memo[id(self)] = Parameter(self.detach().clone(), self.requires_grad)
         return memo[id(self)]
-
-    def __reduce_ex__(self, proto):
-        raise NotImplementedError("ctorch: pickling tensors is not supported (use ctorch's safetensors save)")

@@ -59,6 +59,34 @@ class Optimizer:
         else:
             self._native.add_param_group(group)
 
+    def state_dict(self):
+        """{'state': {index: per-parameter state}, 'param_groups': [hyperparameters + 'params' indices]},
+        as PyTorch's (the state lives in the C++ optimizer; torch.save writes it, PyTorch loads it)."""
+        groups, index = [], 0
+        for group in self.param_groups:
+            packed = {k: v for k, v in group.items() if k != "params"}
+            packed["params"] = list(range(index, index + len(group["params"])))
+            index += len(group["params"])
+            groups.append(packed)
+        return {"state": self._native.state_dict()["state"], "param_groups": groups}
+
+    def load_state_dict(self, state_dict):
+        """Loads a state_dict (ctorch's or PyTorch's): hyperparameters and per-parameter state, the
+        state's tensors moved to each parameter's device and dtype. PyTorch's checks and texts."""
+        saved_groups = state_dict["param_groups"]
+        if len(self.param_groups) != len(saved_groups):
+            raise ValueError("loaded state dict has a different number of parameter groups")
+        if any(len(g["params"]) != len(s["params"]) for g, s in zip(self.param_groups, saved_groups)):
+            raise ValueError("loaded state dict contains a parameter group that doesn't match the size of "
+                             "optimizer's group")
+        self._native.load_state_dict(state_dict)
+        new_groups = []
+        for group, saved in zip(self.param_groups, saved_groups):
+            new = dict(saved)
+            new["params"] = group["params"]
+            new_groups.append(new)
+        self.param_groups = new_groups
+
     def zero_grad(self, set_to_none=False):
         """Zeroes (or clears) the gradients of every parameter."""
         self._native.zero_grad(set_to_none)
@@ -115,15 +143,15 @@ class Adam(Optimizer):
                                       differentiable=differentiable, fused=fused))
 
 
-class AdamW(Adam):
+class AdamW(Optimizer):
     """Adam with decoupled weight decay."""
 
     _native_class = _C._nn.AdamW
 
     def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=1e-2, amsgrad=False, *,
                  maximize=False, foreach=None, capturable=False):
-        super().__init__(params, lr, betas, eps, weight_decay, amsgrad, maximize=maximize, foreach=foreach,
-                         capturable=capturable)
+        super().__init__(params, dict(lr=lr, betas=betas, eps=eps, weight_decay=weight_decay, amsgrad=amsgrad,
+                                      foreach=foreach, maximize=maximize, capturable=capturable))
 
 
 class RMSprop(Optimizer):

@@ -105,6 +105,8 @@ class Embedding(Module):
 
 
 class _BatchNorm(Module):
+    _version = 2  # PyTorch's _NormBase: num_batches_tracked is in the state_dict
+
     def __init__(self, num_features, eps=1e-5, momentum=0.1, affine=True, track_running_stats=True, device=None,
                  dtype=None):
         super().__init__()

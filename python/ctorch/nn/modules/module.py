@@ -385,6 +385,9 @@ class Module:
             keep_vars = args[2] if len(args) > 2 else keep_vars
         if destination is None:
             destination = OrderedDict()
+            destination._metadata = OrderedDict()
+        if hasattr(destination, "_metadata"):  # each module's _version, by its prefix (as PyTorch)
+            destination._metadata[prefix[:-1]] = dict(version=self._version)
         for name, p in self._parameters.items():
             if p is not None:
                 destination[prefix + name] = p if keep_vars else p.detach()
