@@ -330,8 +330,8 @@ py::object tensor_to_numpy(const Tensor& t) {
     case kFloat16: format = "e"; break;
     case kFloat32: format = "f"; break;
     case kFloat64: format = "d"; break;
-    case kComplexFloat: format = "Zf"; break;
-    case kComplexDouble: format = "Zd"; break;
+    case kComplexFloat: format = "F"; break;  // numpy's type characters (a buffer's "Zf" is not a dtype string)
+    case kComplexDouble: format = "D"; break;
     case kBFloat16: throw py::type_error("Got unsupported ScalarType BFloat16");
   }
   std::vector<py::ssize_t> shape(t.sizes().begin(), t.sizes().end());
