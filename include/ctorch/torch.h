@@ -16,4 +16,5 @@
 #include "ctorch/libtorch/data.h"
 #include "ctorch/libtorch/nn.h"
 #include "ctorch/libtorch/parallel.h"
+#include "ctorch/libtorch/serialize.h"
 #include "ctorch/libtorch/version.h"

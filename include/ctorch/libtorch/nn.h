@@ -1,7 +1,7 @@
 // libtorch's C++ frontend over ctorch::nn and ctorch::optim: module holders (`torch::nn::Linear`
 // used through `->`), the *Impl classes with their Options, TORCH_MODULE, and the free functions
 // training code calls (torch::relu, torch::nll_loss, ...). Everything forwards to the native API.
-// Not here: torch::save/load of modules (ctorch checkpoints are safetensors), AnyModule,
+// torch::save/load: libtorch/serialize.h. Not here: AnyModule,
 // Functional, BatchNorm/Embedding holders (not yet).
 #pragma once
 
