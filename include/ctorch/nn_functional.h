@@ -38,6 +38,8 @@ using Reduction = std::string;
 Tensor mse_loss(const Tensor& input, const Tensor& target, const Reduction& reduction = "mean");
 /// Mean absolute error.
 Tensor l1_loss(const Tensor& input, const Tensor& target, const Reduction& reduction = "mean");
+/// Smooth L1 (Huber-like) loss: 0.5 d^2 / beta where |d| < beta, else |d| - 0.5 beta; beta 0 is l1_loss.
+Tensor smooth_l1_loss(const Tensor& input, const Tensor& target, const Reduction& reduction = "mean", double beta = 1.0);
 /// Negative log likelihood of class indices `target` (int64) under log-probabilities `input` [N, C].
 Tensor nll_loss(const Tensor& input, const Tensor& target, const Tensor& weight = Tensor(),
                 int64_t ignore_index = -100, const Reduction& reduction = "mean");

@@ -35,6 +35,17 @@ class L1Loss : public Loss {
   }
 };
 
+/// Smooth L1 loss (quadratic below beta, linear above).
+class SmoothL1Loss : public Loss {
+ public:
+  explicit SmoothL1Loss(std::string reduction = "mean", double beta = 1.0)
+      : Loss("SmoothL1Loss", std::move(reduction)), beta(beta) {}
+  Tensor forward(const Tensor& input, const Tensor& target) override {
+    return functional::smooth_l1_loss(input, target, reduction, beta);
+  }
+  double beta;
+};
+
 /// Negative log likelihood over log-probabilities.
 class NLLLoss : public Loss {
  public:

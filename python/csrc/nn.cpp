@@ -118,6 +118,7 @@ void bind_nn(py::module_& m) {
   m.def("dropout", [](const Tensor& x, double p, bool training) { return no_gil([&] { return F::dropout(x, p, training); }); },
         py::arg("input"), py::arg("p") = 0.5, py::arg("training") = true);
   m.def("mse_loss", [](const Tensor& x, const Tensor& y, const std::string& r) { return no_gil([&] { return F::mse_loss(x, y, r); }); });
+  m.def("smooth_l1_loss", [](const Tensor& x, const Tensor& y, const std::string& r, double beta) { return no_gil([&] { return F::smooth_l1_loss(x, y, r, beta); }); });
   m.def("l1_loss", [](const Tensor& x, const Tensor& y, const std::string& r) { return no_gil([&] { return F::l1_loss(x, y, r); }); });
   m.def("nll_loss", [](const Tensor& x, const Tensor& y, py::handle w, int64_t ignore, const std::string& r) {
     Tensor weight = opt_tensor(w);

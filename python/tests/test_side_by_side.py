@@ -377,6 +377,21 @@ def losses(torch):
 
 
 @case
+def smooth_l1_loss_and_its_gradient(torch):
+    x = torch.tensor([[0.2, 0.8, -1.0], [1.5, 0.1, 3.0]], requires_grad=True)
+    t = torch.tensor([[0.0, 0.0, 0.0], [0.0, 0.5, 0.0]])
+    loss = torch.nn.functional.smooth_l1_loss(x, t, beta=0.5)
+    loss.backward()
+    return [loss.detach(), x.grad, torch.nn.SmoothL1Loss(reduction="sum")(x.detach(), t),  # grad_fn: composite here
+            torch.nn.functional.smooth_l1_loss(x.detach(), t, reduction="none", beta=0.0)]
+
+
+@case
+def smooth_l1_loss_negative_beta(torch):
+    return torch.nn.functional.smooth_l1_loss(torch.ones(2), torch.zeros(2), beta=-1.0)
+
+
+@case
 def training_steps_match(torch):
     torch.manual_seed(0)
     model = torch.nn.Sequential(torch.nn.Linear(4, 8), torch.nn.ReLU(), torch.nn.Linear(8, 3))

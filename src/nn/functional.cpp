@@ -90,6 +90,16 @@ Tensor l1_loss(const Tensor& input, const Tensor& target, const Reduction& reduc
   return reduce((input - target).abs(), reduction);
 }
 
+Tensor smooth_l1_loss(const Tensor& input, const Tensor& target, const Reduction& reduction, double beta) {
+  check_reduction(reduction);
+  CTORCH_CHECK(beta >= 0, "smooth_l1_loss does not support negative values for beta.");
+  warn_size_mismatch(input, target);
+  if (beta == 0) return l1_loss(input, target, reduction);  // PyTorch's special case
+  const Tensor diff = input - target;
+  const Tensor ad = diff.abs();
+  return reduce(where(ad < beta, diff * diff * (0.5 / beta), ad - 0.5 * beta), reduction);
+}
+
 Tensor nll_loss(const Tensor& input, const Tensor& target, const Tensor& weight, int64_t ignore_index,
                 const Reduction& reduction) {
   check_reduction(reduction);

@@ -70,6 +70,16 @@ std::string str(const Args&... args) {
 
 namespace at {
 using namespace ::c10;  // NOLINT(google-build-using-namespace)
+
+namespace Reduction {
+/// libtorch's loss reductions (at::Reduction::Mean, torch::Reduction::Sum), passed as int64_t.
+enum Reduction { None, Mean, Sum, END };
+/// The native API's name of a reduction: "none", "mean", "sum".
+inline std::string name(int64_t reduction) {
+  CTORCH_CHECK_VALUE(reduction >= None && reduction < END, reduction, " is not a valid value for reduction");
+  return reduction == None ? "none" : reduction == Mean ? "mean" : "sum";
+}
+}  // namespace Reduction
 }  // namespace at
 
 namespace torch {

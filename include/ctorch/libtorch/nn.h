@@ -252,13 +252,23 @@ inline Tensor softmax(const Tensor& x, int64_t dim) { return x.softmax(dim); }
 inline Tensor log_softmax(const Tensor& x, int64_t dim) { return x.log_softmax(dim); }
 /// torch::dropout(x, p, train).
 inline Tensor dropout(const Tensor& x, double p, bool train) { return ::ctorch::nn::functional::dropout(x, p, train); }
-/// torch::mse_loss(input, target) (mean).
-inline Tensor mse_loss(const Tensor& input, const Tensor& target) {
-  return ::ctorch::nn::functional::mse_loss(input, target);
+/// torch::mse_loss(input, target, reduction).
+inline Tensor mse_loss(const Tensor& input, const Tensor& target, int64_t reduction = at::Reduction::Mean) {
+  return ::ctorch::nn::functional::mse_loss(input, target, at::Reduction::name(reduction));
 }
-/// torch::nll_loss(input, target) (mean).
-inline Tensor nll_loss(const Tensor& input, const Tensor& target) {
-  return ::ctorch::nn::functional::nll_loss(input, target);
+/// torch::l1_loss(input, target, reduction).
+inline Tensor l1_loss(const Tensor& input, const Tensor& target, int64_t reduction = at::Reduction::Mean) {
+  return ::ctorch::nn::functional::l1_loss(input, target, at::Reduction::name(reduction));
+}
+/// torch::smooth_l1_loss(input, target, reduction, beta).
+inline Tensor smooth_l1_loss(const Tensor& input, const Tensor& target, int64_t reduction = at::Reduction::Mean,
+                             double beta = 1.0) {
+  return ::ctorch::nn::functional::smooth_l1_loss(input, target, at::Reduction::name(reduction), beta);
+}
+/// torch::nll_loss(input, target, weight, reduction, ignore_index).
+inline Tensor nll_loss(const Tensor& input, const Tensor& target, const Tensor& weight = {},
+                       int64_t reduction = at::Reduction::Mean, int64_t ignore_index = -100) {
+  return ::ctorch::nn::functional::nll_loss(input, target, weight, ignore_index, at::Reduction::name(reduction));
 }
 /// torch::binary_cross_entropy(input, target) (mean).
 inline Tensor binary_cross_entropy(const Tensor& input, const Tensor& target) {

@@ -97,6 +97,11 @@ def mse_loss(input, target, size_average=None, reduce=None, reduction="mean"):
     return _nn.mse_loss(input, target, _reduction(size_average, reduce, reduction))
 
 
+def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mean", beta=1.0):
+    """Smooth L1 loss: 0.5 d^2 / beta where |d| < beta, else |d| - 0.5 beta."""
+    return _nn.smooth_l1_loss(input, target, _reduction(size_average, reduce, reduction), beta)
+
+
 def l1_loss(input, target, size_average=None, reduce=None, reduction="mean"):
     """Mean absolute error."""
     return _nn.l1_loss(input, target, _reduction(size_average, reduce, reduction))

@@ -5,4 +5,4 @@ from .layers import (  # noqa: F401
     Identity, Linear, Conv2d, Embedding, BatchNorm1d, BatchNorm2d, LayerNorm, MaxPool2d, AvgPool2d, Dropout, Flatten,
     ReLU, GELU, Sigmoid, Tanh, Softmax, LogSoftmax,
 )
-from .loss import MSELoss, L1Loss, NLLLoss, CrossEntropyLoss, BCELoss, BCEWithLogitsLoss  # noqa: F401
+from .loss import MSELoss, L1Loss, SmoothL1Loss, NLLLoss, CrossEntropyLoss, BCELoss, BCEWithLogitsLoss  # noqa: F401
