@@ -14,3 +14,4 @@ write_basic_package_version_file(${CMAKE_CURRENT_BINARY_DIR}/ctorchConfigVersion
   COMPATIBILITY SameMinorVersion)
 install(FILES ${CMAKE_CURRENT_BINARY_DIR}/ctorchConfig.cmake ${CMAKE_CURRENT_BINARY_DIR}/ctorchConfigVersion.cmake
   DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/ctorch)
+include(cmake/torch_package.cmake)

@@ -78,6 +78,55 @@ LD_LIBRARY_PATH="$prefix/lib" "$consumer/build/native"
 LD_LIBRARY_PATH="$prefix/lib" CTORCH_EMULATED_CUDA=2 "$consumer/build/libtorch_style"
 echo "check-install: $ran installed programs ran from the prefix; find_package(ctorch) consumers (native and <ctorch/torch.h>, no flags set) built and ran"
 
+# A libtorch project as its own CMakeLists.txt is written (find_package(Torch), TORCH_LIBRARIES,
+# TORCH_CXX_FLAGS, C++14 requested): <torch/torch.h> is ctorch's; it trains, checkpoints and resumes.
+torchapp=$(mktemp -d)
+cat > "$torchapp/CMakeLists.txt" <<'CMAKE'
+cmake_minimum_required(VERSION 3.18)
+project(torch_app CXX)
+set(CMAKE_CXX_STANDARD 14)
+find_package(Torch 1.13 REQUIRED)
+set(CMAKE_CXX_FLAGS "${CMAKE_CXX_FLAGS} ${TORCH_CXX_FLAGS}")
+add_executable(torch_app app.cpp)
+target_link_libraries(torch_app "${TORCH_LIBRARIES}")
+CMAKE
+cat > "$torchapp/app.cpp" <<'CPP'
+#include <torch/torch.h>
+#include <ATen/ATen.h>
+#include <c10/cuda/CUDAGuard.h>
+#include <iostream>
+int main(int argc, char** argv) {
+  torch::manual_seed(0);
+  const torch::Tensor w = torch::randn({3, 1}), x = torch::randn({64, 3}), y = x.mm(w) + 0.5;
+  auto fc = torch::nn::Linear(3, 1);
+  torch::optim::SGD opt(fc->parameters(), torch::optim::SGDOptions(0.1).momentum(0.5));
+  float loss = 0;
+  for (int i = 0; i < 200; ++i) {
+    opt.zero_grad();
+    auto out = torch::smooth_l1_loss(fc(x), y, torch::Reduction::Mean);
+    out.backward();
+    opt.step();
+    loss = out.item<float>();
+  }
+  const std::string dir = argv[1];
+  torch::save(fc, dir + "/fc.pt");
+  torch::save(opt, dir + "/opt.pt");
+  auto fc2 = torch::nn::Linear(3, 1);
+  torch::load(fc2, dir + "/fc.pt");
+  std::cout << "loss " << loss << "\n";
+  return loss < 1e-3f && torch::equal(fc2->weight, fc->weight) ? 0 : 1;
+}
+CPP
+cmake -S "$torchapp" -B "$torchapp/build" -DCMAKE_PREFIX_PATH="$prefix" >/dev/null
+cmake --build "$torchapp/build" >/dev/null
+env -u LD_LIBRARY_PATH LD_LIBRARY_PATH="$prefix/lib" "$torchapp/build/torch_app" "$torchapp"
+printf '#include <torch/script.h>\nint main() {}\n' > "$torchapp/script.cpp"
+if c++ -std=c++20 -fsyntax-only -I"$prefix/include/ctorch/compat" -I"$prefix/include" "$torchapp/script.cpp" 2>/dev/null; then
+  echo "check-install: <torch/script.h> compiled; it should stop with ctorch's out-of-scope message" >&2; exit 1
+fi
+rm -rf "$torchapp"
+echo "check-install: find_package(Torch) project (C++14 requested, <torch/torch.h>) built, trained and reloaded its checkpoint"
+
 # The installed Python package, from outside the checkout (so nothing imports the source tree):
 # it finds libctorch through its run path, and the side-by-side and CUDA tests pass against it.
 pydir="$prefix/lib/python3/dist-packages"
@@ -87,6 +136,6 @@ if [ -d "$pydir/ctorch" ]; then
   (cd "$tests" && env -u LD_LIBRARY_PATH PYTHONPATH="$pydir" CTORCH_EMULATED_CUDA=2 PYTHONDONTWRITEBYTECODE=1 \
      /usr/bin/python3 -c 'import ctorch as torch, sys; assert torch.__file__.startswith(sys.argv[1]), torch.__file__; print("installed python package:", torch.__file__, "cuda:", torch.cuda.device_count())' "$pydir" &&
    env -u LD_LIBRARY_PATH PYTHONPATH="$pydir" PYTHONDONTWRITEBYTECODE=1 \
-     /usr/bin/python3 -m pytest -q -p no:cacheprovider test_side_by_side.py test_cuda.py test_interop.py)
+     /usr/bin/python3 -m pytest -q -p no:cacheprovider test_side_by_side.py test_cuda.py test_interop.py test_serialization.py)
   rm -rf "$tests"
 fi
