@@ -5,6 +5,7 @@
 #include "ctorch/allocator.h"
 #include "ctorch/array_ref.h"
 #include "ctorch/autograd.h"
+#include "ctorch/autograd_function.h"
 #include "ctorch/autograd_node.h"
 #include "ctorch/backends.h"
 #include "ctorch/complex.h"

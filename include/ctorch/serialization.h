@@ -104,6 +104,19 @@ class Value {
   /// The kind's Python type name: "NoneType", "bool", "int", "float", "str", "Tensor", "list", "tuple", "dict".
   static const char* kind_name(Kind k);
 
+  // libtorch's IValue spellings (ctx->saved_data["k"].toDouble()).
+  double toDouble() const { return to_double(); }
+  int64_t toInt() const { return to_int(); }
+  bool toBool() const { return to_bool(); }
+  const Tensor& toTensor() const { return to_tensor(); }
+  const std::string& toStringRef() const { return to_string(); }
+  bool isNone() const { return is_none(); }
+  bool isTensor() const { return is_tensor(); }
+  bool isDouble() const { return kind() == Kind::Float; }
+  bool isInt() const { return kind() == Kind::Int; }
+  bool isBool() const { return kind() == Kind::Bool; }
+  bool isString() const { return kind() == Kind::String; }
+
  private:
   struct TensorBox {
     Tensor tensor;
@@ -138,6 +151,9 @@ Value load_from_bytes(std::string_view bytes, const MapLocation& map_location = 
 }  // namespace ctorch::serialization
 
 namespace ctorch {
+
+/// A generic value (libtorch's IValue): what checkpoints and custom functions' saved_data hold.
+using IValue = serialization::Value;
 
 /// torch.save(obj, path): writes the checkpoint to `path` (replaced only once it is complete).
 void save(const serialization::Value& obj, const std::string& path);

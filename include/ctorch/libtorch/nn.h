@@ -232,6 +232,8 @@ namespace torch::autograd {
 using namespace ::ctorch::autograd;  // NOLINT(google-build-using-namespace): backward, grad, Node, gradcheck
 /// libtorch's Variable is a Tensor.
 using Variable = ::ctorch::Tensor;
+/// libtorch's tensor_list (custom functions' backward).
+using tensor_list = variable_list;
 }  // namespace torch::autograd
 
 namespace torch::optim {
