@@ -12,6 +12,8 @@ class Error : public std::runtime_error {
  public:
   /// Builds an error whose what() is `msg`.
   explicit Error(const std::string& msg) : std::runtime_error(msg) {}
+  /// The message (libtorch's c10::Error spelling; ctorch's errors carry no C++ backtrace).
+  const char* what_without_backtrace() const noexcept { return what(); }
 };
 /// A value is out of the accepted range (PyTorch's ValueError).
 class ValueError : public Error { using Error::Error; };

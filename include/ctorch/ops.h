@@ -121,6 +121,10 @@ inline std::tuple<Tensor, Tensor> std_mean(const Tensor& t, OptionalIntArrayRef 
 inline Tensor max(const Tensor& t) { return t.max(); }
 inline std::tuple<Tensor, Tensor> max(const Tensor& t, int64_t dim, bool keepdim = false) { return t.max(dim, keepdim); }
 inline Tensor min(const Tensor& t) { return t.min(); }
+/// torch.max(a, b): the elementwise maximum (torch.maximum).
+inline Tensor max(const Tensor& a, const Tensor& b) { return a.maximum(b); }
+/// torch.min(a, b): the elementwise minimum (torch.minimum).
+inline Tensor min(const Tensor& a, const Tensor& b) { return a.minimum(b); }
 inline std::tuple<Tensor, Tensor> min(const Tensor& t, int64_t dim, bool keepdim = false) { return t.min(dim, keepdim); }
 inline Tensor argmax(const Tensor& t, std::optional<int64_t> dim = std::nullopt, bool keepdim = false) {
   return t.argmax(dim, keepdim);

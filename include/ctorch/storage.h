@@ -3,6 +3,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <utility>
 
 #include "ctorch/allocator.h"
 #include "ctorch/intrusive_ptr.h"
@@ -24,6 +25,14 @@ class StorageImpl : public RefCounted {
   bool pinned() const { return pinned_; }
   /// The DataPtr (for allocators that need the context back).
   const DataPtr& data_ptr() const { return data_; }
+
+  /// Exchanges the memory (data, size, allocator, pinned) with `other`'s; versions stay (Tensor::resize_).
+  void swap_memory(StorageImpl& other) noexcept {
+    std::swap(data_, other.data_);
+    std::swap(nbytes_, other.nbytes_);
+    std::swap(allocator_, other.allocator_);
+    std::swap(pinned_, other.pinned_);
+  }
 
   /// Version counter shared by all views of this storage (bumped by in-place ops).
   uint32_t version() const { return version_.load(std::memory_order_relaxed); }

@@ -217,6 +217,9 @@ class Tensor {
   Tensor& fill_(const Tensor& value);
   /// Fills with zeros.
   Tensor& zero_();
+  /// Gives the tensor `size` with contiguous strides, growing the storage (which its views share, as in
+  /// PyTorch) when it is too small; kept elements keep their bytes, new ones are uninitialized.
+  Tensor& resize_(IntArrayRef size);
 
   // ---- factories that keep this tensor's dtype and device ---------------------------------
   /// Uninitialized tensor of `size`, this dtype and device unless overridden.
@@ -316,6 +319,8 @@ class Tensor {
   /// Indices of the nonzero elements, one row each: int64 of shape [n, dim()] (synchronizes with the device).
   Tensor nonzero() const;
 
+  /// A view of the same elements with the same geometry (torch.alias; AliasBackward0).
+  Tensor alias() const;
   /// A view with explicit sizes, strides and offset.
   Tensor as_strided(IntArrayRef size, IntArrayRef stride,
                     std::optional<int64_t> storage_offset = std::nullopt) const;

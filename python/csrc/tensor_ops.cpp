@@ -257,6 +257,10 @@ void bind_tensor_ops(py::class_<Tensor>& cls) {
     self.cast<Tensor*>()->zero_();
     return self;
   });
+  cls.def("resize_", [](py::object self, py::args size) {
+    self.cast<Tensor*>()->resize_(to_shape(size));
+    return self;
+  });
   cls.def("negative", [](const Tensor& t) { return no_gil([&] { return t.neg(); }); })
       .def("square", [](const Tensor& t) { return no_gil([&] { return t.mul(t); }); })
       .def("fill_", [](py::object self, py::handle v) {

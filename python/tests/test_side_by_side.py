@@ -392,6 +392,21 @@ def smooth_l1_loss_negative_beta(torch):
 
 
 @case
+def resize_grows_and_shrinks(torch):
+    t = torch.arange(6.0)
+    v = t.view(2, 3)
+    t.resize_(3, 3)
+    t.fill_(2)
+    s = t.resize_(2).clone()
+    return [v, s, t.shape, t.stride(), torch.max(torch.tensor([1, 5]), torch.tensor([3, 2]))]
+
+
+@case
+def resize_requires_grad_is_an_error(torch):
+    return torch.ones(2, requires_grad=True).resize_(4)
+
+
+@case
 def training_steps_match(torch):
     torch.manual_seed(0)
     model = torch.nn.Sequential(torch.nn.Linear(4, 8), torch.nn.ReLU(), torch.nn.Linear(8, 3))

@@ -143,6 +143,10 @@ Tensor Tensor::as_strided(IntArrayRef size, IntArrayRef stride, std::optional<in
   return recorded_view(ops::GradFn::AsStrided, *this, make_view("as_strided", *this, size, stride, offset));
 }
 
+Tensor Tensor::alias() const {
+  return recorded_view(ops::GradFn::Alias, *this, make_view("alias", *this, sizes(), strides(), storage_offset()));
+}
+
 // ---- view / reshape ------------------------------------------------------------------------
 
 Tensor Tensor::view(IntArrayRef size) const {

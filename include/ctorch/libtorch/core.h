@@ -71,6 +71,9 @@ std::string str(const Args&... args) {
 namespace at {
 using namespace ::c10;  // NOLINT(google-build-using-namespace)
 
+/// libtorch's TensorList: a non-owning list of tensors.
+using TensorList = ArrayRef<Tensor>;
+
 namespace Reduction {
 /// libtorch's loss reductions (at::Reduction::Mean, torch::Reduction::Sum), passed as int64_t.
 enum Reduction { None, Mean, Sum, END };
