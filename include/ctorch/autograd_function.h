@@ -59,7 +59,7 @@ struct CustomFunctionCall {
   std::string name;                       ///< the node's name (T's class name)
   variable_list inputs;                   ///< the tensor arguments
   std::vector<size_t> input_positions;    ///< where each sits among forward's arguments
-  size_t num_arguments = 0;               ///< forward's arguments after the context
+  size_t num_arguments = 0;               ///< forward's arguments after the context (a tensor list: one per tensor)
   std::function<variable_list(AutogradContext*)> forward;
   std::function<variable_list(AutogradContext*, variable_list)> backward;
   /// Runs forward without recording, then records one node for the differentiable outputs.
@@ -80,16 +80,24 @@ struct Function {
                   "a custom function's forward returns a Tensor or a variable_list");
     CustomFunctionCall call;
     call.name = demangled_name(typeid(T).name());
-    call.num_arguments = sizeof...(Args);
     size_t position = 0;
+    // Every tensor is one input; a tensor list counts one per element (libtorch's extract_vars).
     auto collect = [&](const auto& a) {
-      if constexpr (std::is_convertible_v<std::decay_t<decltype(a)>, const Tensor&>) {
+      using A = std::decay_t<decltype(a)>;
+      if constexpr (std::is_convertible_v<A, const Tensor&>) {
         call.inputs.push_back(a);
-        call.input_positions.push_back(position);
+        call.input_positions.push_back(position++);
+      } else if constexpr (std::is_convertible_v<A, ArrayRef<Tensor>>) {  // variable_list, TensorList
+        for (const Tensor& t : ArrayRef<Tensor>(a)) {
+          call.inputs.push_back(t);
+          call.input_positions.push_back(position++);
+        }
+      } else {
+        ++position;
       }
-      ++position;
     };
     (collect(args), ...);
+    call.num_arguments = position;
     auto refs = std::forward_as_tuple(args...);
     call.forward = [&refs](AutogradContext* ctx) -> variable_list {
       if constexpr (std::is_same_v<Out, Tensor>) {

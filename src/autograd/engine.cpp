@@ -295,6 +295,7 @@ variable_list grad(const variable_list& outputs, const variable_list& inputs, co
   opt.keep_graph = retain_graph.value_or(create_graph);
   opt.create_graph = create_graph;
   opt.accumulate = false;
+  CTORCH_CHECK(!inputs.empty(), "grad requires non-empty inputs.");
   for (size_t i = 0; i < inputs.size(); ++i) {
     CTORCH_CHECK(inputs[i].requires_grad(), "One of the differentiated Tensors does not require grad");
     opt.captures.push_back(gradient_edge(inputs[i]));

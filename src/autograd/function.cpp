@@ -138,6 +138,9 @@ variable_list CustomFunctionCall::run() {
     NoGradGuard no_grad;
     outputs = forward(ctx.get());
   }
+  for (const Tensor& out : outputs) {  // modified in place, whatever forward wrote through (libtorch's bump)
+    if (out.defined() && ctx->dirty_.count(out.impl())) out.impl()->storage()->bump_version();
+  }
   if (!record) return outputs;
 
   auto node = std::make_shared<CustomNode>(name, ctx, backward, input_positions, num_arguments);

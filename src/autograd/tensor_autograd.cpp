@@ -90,6 +90,7 @@ bool Tensor::retains_grad() const {
 
 void Tensor::backward(const Tensor& gradient, std::optional<bool> retain_graph, bool create_graph,
                       std::optional<std::vector<Tensor>> inputs) const {
+  CTORCH_CHECK(!inputs || !inputs->empty(), "'inputs' argument to backward() cannot be empty.");
   autograd::backward({*this}, {gradient}, retain_graph, create_graph, inputs.value_or(std::vector<Tensor>{}));
 }
 

@@ -179,6 +179,28 @@ TEST_P(AutogradFunction, PyTorchsErrors) {
   EXPECT_FALSE(Square::apply(x).requires_grad());
 }
 
+struct SumProduct : Function<SumProduct> {  // a tensor list: one input (and one gradient) per tensor
+  static Tensor forward(AutogradContext* ctx, variable_list tensors, double scale) {
+    ctx->save_for_backward(tensors);
+    ctx->saved_data["scale"] = scale;
+    return (tensors[0] * tensors[1]) * scale;
+  }
+  static variable_list backward(AutogradContext* ctx, variable_list g) {
+    const variable_list s = ctx->get_saved_variables();
+    const double scale = ctx->saved_data["scale"].toDouble();
+    EXPECT_TRUE(ctx->needs_input_grad(0));
+    EXPECT_FALSE(ctx->needs_input_grad(1));
+    return {g[0] * s[1] * scale, g[0] * s[0] * scale, Tensor()};
+  }
+};
+
+TEST_P(AutogradFunction, TensorListArguments) {
+  const Tensor x = full({3}, 2.0f, on_device()).requires_grad_(true);
+  const Tensor y = full({3}, 5.0f, on_device());
+  SumProduct::apply(variable_list{x, y}, 0.5).sum().backward();
+  EXPECT_TRUE(equal(x.grad().cpu(), full({3}, 2.5f)));
+}
+
 CTORCH_INSTANTIATE_DEVICE_TESTS(AutogradFunction);
 
 }  // namespace

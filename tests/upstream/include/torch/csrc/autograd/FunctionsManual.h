@@ -1,0 +1,4 @@
+// PyTorch's <torch/csrc/autograd/FunctionsManual.h>, included by test/cpp/api files: forwards to <ctorch/torch.h> (tests using
+// what it declares beyond that do not compile and are counted so).
+#pragma once
+#include <ctorch/torch.h>
