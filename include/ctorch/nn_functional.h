@@ -26,6 +26,8 @@ Tensor layer_norm(const Tensor& input, IntArrayRef normalized_shape, const Tenso
                   const Tensor& bias = Tensor(), double eps = 1e-5);
 /// Rows of `weight` at the int64/int32 `input` indices; the padding_idx row gets no gradient.
 Tensor embedding(const Tensor& input, const Tensor& weight, std::optional<int64_t> padding_idx = std::nullopt);
+/// x where x > 0, else negative_slope * x (torch.nn.functional.leaky_relu).
+Tensor leaky_relu(const Tensor& input, double negative_slope = 0.01);
 /// softmax along dim.
 Tensor softmax(const Tensor& input, int64_t dim);
 /// log_softmax along dim.

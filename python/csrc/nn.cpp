@@ -113,6 +113,7 @@ void bind_nn(py::module_& m) {
     return no_gil([&] { return F::linear(x, w, bias); });
   }, py::arg("input"), py::arg("weight"), py::arg("bias") = py::none());
   m.def("relu", [](const Tensor& x) { return no_gil([&] { return F::relu(x); }); });
+  m.def("leaky_relu", [](const Tensor& x, double slope) { return no_gil([&] { return F::leaky_relu(x, slope); }); });
   m.def("gelu", [](const Tensor& x, const std::string& a) { return no_gil([&] { return F::gelu(x, a); }); },
         py::arg("input"), py::arg("approximate") = "none");
   m.def("dropout", [](const Tensor& x, double p, bool training) { return no_gil([&] { return F::dropout(x, p, training); }); },

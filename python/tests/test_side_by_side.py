@@ -392,6 +392,14 @@ def smooth_l1_loss_negative_beta(torch):
 
 
 @case
+def leaky_relu_and_its_gradient(torch):
+    x = torch.tensor([-2.0, -0.5, 0.0, 1.5], requires_grad=True)
+    y = torch.nn.functional.leaky_relu(x, 0.2)
+    y.sum().backward()
+    return [y.detach(), x.grad, torch.nn.LeakyReLU()(x.detach()), repr(torch.nn.LeakyReLU(0.3))]
+
+
+@case
 def resize_grows_and_shrinks(torch):
     t = torch.arange(6.0)
     v = t.view(2, 3)

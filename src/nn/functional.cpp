@@ -90,6 +90,10 @@ Tensor l1_loss(const Tensor& input, const Tensor& target, const Reduction& reduc
   return reduce((input - target).abs(), reduction);
 }
 
+Tensor leaky_relu(const Tensor& input, double negative_slope) {
+  return where(input > 0, input, input * negative_slope);
+}
+
 Tensor smooth_l1_loss(const Tensor& input, const Tensor& target, const Reduction& reduction, double beta) {
   check_reduction(reduction);
   CTORCH_CHECK(beta >= 0, "smooth_l1_loss does not support negative values for beta.");

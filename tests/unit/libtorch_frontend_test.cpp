@@ -102,6 +102,20 @@ TEST(LibtorchFrontend, ADataLoaderLoopTrainsAModule) {
   EXPECT_LT(last_epoch_loss, 0.1);  // the blobs are separable
 }
 
+// torch::nn::Functional in a Sequential, with and without bound arguments (dcgan's layers).
+TEST(LibtorchFrontend, FunctionalModules) {
+  torch::nn::Sequential seq(torch::nn::Linear(2, 2), torch::nn::Functional(torch::leaky_relu, 0.2),
+                            torch::nn::Functional(torch::tanh));
+  const torch::Tensor x = torch::tensor({{-1.0f, 2.0f}});
+  auto* lin = dynamic_cast<torch::nn::LinearImpl*>(seq->children().at(0).get());
+  ASSERT_NE(lin, nullptr);
+  const torch::Tensor h = lin->forward(x);
+  const torch::Tensor want = torch::tanh(torch::where(h > 0, h, h * 0.2));
+  EXPECT_TRUE(torch::allclose(seq->forward(x), want));
+  EXPECT_EQ(torch::leaky_relu(torch::tensor({-2.0f, 3.0f})).sum().item<float>(), 2.98f);
+  EXPECT_TRUE(seq->parameters().size() == 2);  // Functional has none
+}
+
 // The checkpoint calls of PyTorch's C++ examples (dcgan): torch::save / torch::load of a module
 // (shared pointer and holder), its optimizer and a tensor; the run resumes where it stopped.
 TEST(LibtorchFrontend, SaveAndLoadModulesOptimizersAndTensors) {

@@ -189,6 +189,26 @@ class FlattenImpl : public ::ctorch::nn::Flatten {
 };
 TORCH_MODULE(Flatten);
 
+/// libtorch's FunctionalImpl: a function of one tensor as a module without parameters; arguments
+/// after the function are passed after the tensor (`Functional(torch::leaky_relu, 0.2)`).
+class FunctionalImpl : public ::ctorch::nn::UnaryModule {
+  CTORCH_MODULE_REPLICABLE(FunctionalImpl)
+
+ public:
+  /// The function the module applies.
+  using Function = std::function<Tensor(Tensor)>;
+  explicit FunctionalImpl(Function function) : UnaryModule("Functional"), function_(std::move(function)) {}
+  /// `function(input, args...)`.
+  template <class F, class Arg, class... Args>
+  FunctionalImpl(F function, Arg arg, Args... args)
+      : FunctionalImpl(Function([function, arg, args...](Tensor x) { return function(std::move(x), arg, args...); })) {}
+  Tensor forward(const Tensor& input) override { return function_(input); }
+
+ private:
+  Function function_;
+};
+TORCH_MODULE(Functional);
+
 /// libtorch's SequentialImpl: built from holders or shared pointers of one-tensor modules.
 class SequentialImpl : public ::ctorch::nn::Sequential {
   CTORCH_MODULE_REPLICABLE(SequentialImpl)
@@ -246,6 +266,10 @@ namespace torch {
 inline Tensor relu(const Tensor& x) { return x.relu(); }
 /// torch::sigmoid(x).
 inline Tensor sigmoid(const Tensor& x) { return x.sigmoid(); }
+/// torch::leaky_relu(x, negative_slope).
+inline Tensor leaky_relu(const Tensor& x, double negative_slope = 0.01) {
+  return ::ctorch::nn::functional::leaky_relu(x, negative_slope);
+}
 /// torch::tanh(x).
 inline Tensor tanh(const Tensor& x) { return x.tanh(); }
 /// torch::softmax(x, dim).

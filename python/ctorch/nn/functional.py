@@ -23,6 +23,13 @@ def _reduction(size_average, reduce, reduction):
     return "sum" if size_average is False else "mean"
 
 
+def leaky_relu(input, negative_slope=0.01, inplace=False):
+    """input where positive, else negative_slope * input."""
+    if inplace:
+        raise NotImplementedError("ctorch: leaky_relu(inplace=True) is not implemented")
+    return _nn.leaky_relu(input, negative_slope)
+
+
 def relu(input, inplace=False):
     """max(input, 0)."""
     return input.relu_() if inplace else _nn.relu(input)

@@ -262,6 +262,20 @@ class ReLU(Module):
         return "inplace=True" if self.inplace else ""
 
 
+class LeakyReLU(Module):
+    """x where positive, else negative_slope * x."""
+
+    def __init__(self, negative_slope=0.01, inplace=False):
+        super().__init__()
+        self.negative_slope, self.inplace = negative_slope, inplace
+
+    def forward(self, input):
+        return F.leaky_relu(input, self.negative_slope, self.inplace)
+
+    def extra_repr(self):
+        return f"negative_slope={self.negative_slope}" + (", inplace=True" if self.inplace else "")
+
+
 class GELU(Module):
     """Gaussian error linear unit."""
 
