@@ -14,6 +14,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <utility>
 #include <variant>
 #include <vector>
@@ -130,6 +131,7 @@ class Value {
     Items items;
     bool ordered;
     std::shared_ptr<Value> attributes;
+    std::unordered_map<std::string, size_t> string_keys;  // where each str key sits in items
   };
   std::variant<std::monostate, bool, int64_t, double, std::string, TensorBox, std::shared_ptr<Sequence>,
                std::shared_ptr<Dict>>

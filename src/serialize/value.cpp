@@ -25,7 +25,7 @@ Value Value::tuple(std::vector<Value> items) {
 
 Value Value::dict(Items items, bool ordered) {
   Value v;
-  auto d = std::make_shared<Dict>(Dict{{}, ordered, nullptr});
+  auto d = std::make_shared<Dict>(Dict{{}, ordered, nullptr, {}});
   v.data_ = d;
   for (auto& [k, x] : items) v.set(std::move(k), std::move(x));
   return v;
@@ -112,17 +112,32 @@ void Value::append(Value v) {
 
 void Value::set(Value key, Value v) {
   if (!is_dict()) wrong_kind("dict", kind());
-  Items& items = std::get<7>(data_)->items;
-  for (auto& [k, x] : items) {
+  Dict& d = *std::get<7>(data_);
+  if (key.kind() == Kind::String) {  // the common case (state_dicts): one hash lookup
+    auto [it, added] = d.string_keys.emplace(key.to_string(), d.items.size());
+    if (!added) {
+      d.items[it->second].second = std::move(v);
+    } else {
+      d.items.emplace_back(std::move(key), std::move(v));
+    }
+    return;
+  }
+  for (auto& [k, x] : d.items) {
     if (k == key) {
       x = std::move(v);
       return;
     }
   }
-  items.emplace_back(std::move(key), std::move(v));
+  d.items.emplace_back(std::move(key), std::move(v));
 }
 
 const Value* Value::find(const Value& key) const {
+  (void)items();  // a TypeError unless this is a dict
+  if (key.kind() == Kind::String) {
+    const Dict& d = *std::get<7>(data_);
+    auto it = d.string_keys.find(key.to_string());
+    return it == d.string_keys.end() ? nullptr : &d.items[it->second].second;
+  }
   for (const auto& [k, x] : items()) {
     if (k == key) return &x;
   }

@@ -169,24 +169,17 @@ ZipReader::ZipReader(std::string_view b) {
     const size_t slash = name.find('/');
     if (slash == std::string::npos) fail("record " + name + " is outside the archive's folder");
     if (records_.empty()) archive_name_ = name.substr(0, slash);
-    records_.emplace_back(std::move(name), data);
+    if (!records_.emplace(std::move(name), data).second) fail("a record name appears twice");
   }
   if (records_.empty()) fail("the archive is empty");
 }
 
 bool ZipReader::has_record(std::string_view name) const {
-  const std::string full = archive_name_ + "/" + std::string(name);
-  for (const auto& r : records_) {
-    if (r.first == full) return true;
-  }
-  return false;
+  return records_.count(archive_name_ + "/" + std::string(name)) != 0;
 }
 
 std::string_view ZipReader::record(std::string_view name) const {
-  const std::string full = archive_name_ + "/" + std::string(name);
-  for (const auto& r : records_) {
-    if (r.first == full) return r.second;
-  }
+  if (auto it = records_.find(archive_name_ + "/" + std::string(name)); it != records_.end()) return it->second;
   throw CheckpointError("PytorchStreamReader failed locating file " + std::string(name) + ": file not found");
 }
 

@@ -5,6 +5,7 @@
 
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -46,7 +47,7 @@ class ZipReader {
 
  private:
   std::string archive_name_;
-  std::vector<std::pair<std::string, std::string_view>> records_;  // full names
+  std::unordered_map<std::string, std::string_view> records_;  // by full name
 };
 
 /// True when `bytes` start like a zip archive (torch.serialization._is_zipfile).

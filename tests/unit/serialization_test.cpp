@@ -101,6 +101,16 @@ TEST(Serialization, EveryDtypeAndKindRoundTrips) {
   EXPECT_THROW(back.at("pi").to_string(), TypeError);
 }
 
+TEST(Serialization, DictKeysBehaveAsPythons) {
+  Value d = Value::dict({{"a", 1}, {"b", 2}, {"a", 3}, {1, "int key"}, {true, "bool key replaces 1"}});
+  ASSERT_EQ(d.items().size(), 3u);  // "a", "b", 1 (True == 1 in Python)
+  EXPECT_EQ(d.at("a").to_int(), 3);
+  EXPECT_EQ(d.items()[0].first.to_string(), "a");  // a replaced key keeps its place
+  EXPECT_EQ(d.at(1).to_string(), "bool key replaces 1");
+  EXPECT_EQ(d.find("missing"), nullptr);
+  EXPECT_THROW(Value(1).find("a"), TypeError);
+}
+
 TEST(Serialization, IntegersUseEveryWidth) {
   for (int64_t v : {int64_t{0}, int64_t{255}, int64_t{256}, int64_t{65535}, int64_t{65536}, int64_t{-1},
                     int64_t{INT32_MIN}, int64_t{INT32_MAX}, int64_t{INT32_MAX} + 1, int64_t{INT32_MIN} - 1,
