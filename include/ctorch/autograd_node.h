@@ -33,6 +33,11 @@ struct InputMetadata {
   DimVector sizes;
   ScalarType dtype = kFloat;
   Device device{DeviceType::CPU};
+  /// `t`'s shape, dtype and device (the defaults for an undefined tensor).
+  static InputMetadata of(const Tensor& t) {
+    if (!t.defined()) return {};
+    return {DimVector(t.sizes()), t.dtype(), t.device()};
+  }
 };
 
 /// A hook on the gradient of one forward output: returns a replacement, or an undefined tensor to keep it.

@@ -207,17 +207,15 @@ class Adam : public GroupedOptimizer<AdamOptions> {
 };
 
 /// AdamW (decoupled weight decay; PyTorch's default weight_decay 1e-2 when constructed with defaults()).
-class AdamW : public GroupedOptimizer<AdamOptions> {
+class AdamW : public Adam {
  public:
-  using GroupedOptimizer::GroupedOptimizer;
+  using Adam::Adam;
   /// AdamW's defaults: lr 1e-3, weight_decay 1e-2.
   static AdamOptions defaults() { return AdamOptions(1e-3).weight_decay(1e-2); }
   void step() override;
 
  protected:
   serialization::Value group_dict(size_t g) const override;  // 1.13's AdamW has no differentiable/fused
-  serialization::Value state_value(const State& s) const override;
-  State state_from(const serialization::Value& v, const Tensor& p) const override;
 };
 
 /// RMSprop, plain or centered, with momentum.

@@ -200,8 +200,7 @@ def _reduce_ex(self, proto):
     return (serialization._rebuild_from_checkpoint, (_C._serialization.save_to_bytes(self),))
 
 
-Tensor.__reduce_ex__ = _reduce_ex
-Parameter.__reduce_ex__ = _reduce_ex
+Tensor.__reduce_ex__ = _reduce_ex  # Parameter inherits it
 
 
 

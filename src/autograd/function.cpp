@@ -146,24 +146,12 @@ variable_list CustomFunctionCall::run() {
   auto node = std::make_shared<CustomNode>(name, ctx, backward, input_positions, num_arguments);
   for (const Tensor& t : inputs) {
     node->next_edges_.push_back(t.defined() && t.requires_grad() ? gradient_edge(t) : Edge{});
-    InputMetadata m;
-    if (t.defined()) {
-      m.sizes = DimVector(t.sizes());
-      m.dtype = t.dtype();
-      m.device = t.device();
-    }
-    node->input_metadata_.push_back(std::move(m));
+    node->input_metadata_.push_back(InputMetadata::of(t));
   }
   node->num_inputs_ = static_cast<uint32_t>(outputs.size());
   for (size_t i = 0; i < outputs.size(); ++i) {
     Tensor& out = outputs[i];
-    InputMetadata m;
-    if (out.defined()) {
-      m.sizes = DimVector(out.sizes());
-      m.dtype = out.dtype();
-      m.device = out.device();
-    }
-    node->outputs_.push_back(std::move(m));
+    node->outputs_.push_back(InputMetadata::of(out));
     if (!out.defined()) continue;
     if (out.is_cuda() && !node->stream_) node->stream_ = ops::stream_for(out.device());
     const bool differentiable = (is_floating_point(out.dtype()) || is_complex(out.dtype())) &&

@@ -103,13 +103,7 @@ class Recorder final : public ops::GradRecorder {
     node->input_metadata_.reserve(inputs.size());
     for (const Tensor* t : inputs) {
       node->next_edges_.push_back(t->defined() && t->requires_grad() ? gradient_edge(*t) : Edge{});
-      InputMetadata m;
-      if (t->defined()) {
-        m.sizes = DimVector(t->sizes());
-        m.dtype = t->dtype();
-        m.device = t->device();
-      }
-      node->input_metadata_.push_back(std::move(m));
+      node->input_metadata_.push_back(InputMetadata::of(*t));
     }
     node->save(inputs, output);
     if (output.is_cuda()) node->stream_ = ops::stream_for(output.device());

@@ -208,19 +208,6 @@ Value AdamW::group_dict(size_t g) const {
   return Value::dict(std::move(items));
 }
 
-Value AdamW::state_value(const State& s) const {
-  return adam_state(s.step, s.buf1, s.buf2, s.buf3);
-}
-
-Optimizer::State AdamW::state_from(const Value& v, const Tensor& p) const {
-  State s;
-  s.step = step_of(v);
-  s.buf1 = buffer(v, "exp_avg", p, true);
-  s.buf2 = buffer(v, "exp_avg_sq", p, true);
-  s.buf3 = buffer(v, "max_exp_avg_sq", p, false);
-  return s;
-}
-
 // ctorch's RMSprop keeps square_avg in buf1, grad_avg in buf2, momentum_buffer in buf3.
 Value RMSprop::state_value(const State& s) const {
   if (!s.buf1.defined()) return Value();

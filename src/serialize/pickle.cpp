@@ -399,8 +399,11 @@ class Unpickler {
     for (size_t d = 0; d < size.size(); ++d) {
       if (size[d] < 0 || stride[d] < 0) bad("a negative size or stride");
       if (size[d] == 0) empty = true;
-      if (size[d] > 0 && __builtin_mul_overflow(size[d] - 1, stride[d], &size_scratch_)) bad("a tensor's extent overflows");
-      if (size[d] > 0 && __builtin_add_overflow(last, size_scratch_, &last)) bad("a tensor's extent overflows");
+      int64_t extent = 0;
+      if (size[d] > 0 && (__builtin_mul_overflow(size[d] - 1, stride[d], &extent) ||
+                          __builtin_add_overflow(last, extent, &last))) {
+        bad("a tensor's extent overflows");
+      }
     }
     if (!empty && last >= storage.numel()) {
       bad("a tensor of size " + std::to_string(size.size()) + "-d reaches element " + std::to_string(last) +
@@ -628,7 +631,6 @@ class Unpickler {
   std::vector<size_t> marks_;
   std::unordered_map<uint64_t, Item> memo_;
   std::unordered_map<std::string, Tensor> storages_;
-  int64_t size_scratch_ = 0;
 };
 
 }  // namespace

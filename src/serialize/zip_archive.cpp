@@ -62,7 +62,7 @@ void ZipWriter::add(std::string_view name, std::string_view data) {
   const size_t header_end = out_.size() + kLocalSize + full.size() + 4;
   const size_t pad = (kAlignment - header_end % kAlignment) % kAlignment;
   const uint64_t end = header_end + pad + data.size();
-  CTORCH_CHECK_KIND_(::ctorch::detail::ErrorKind::kNotImplemented, end < 0xffffffffULL,
+  CTORCH_CHECK_NOT_IMPLEMENTED(end < 0xffffffffULL,
                      "torch.save: checkpoints of 4 GiB or more (zip64 archives) are not supported yet");
   Entry e{full, crc_of(data), data.size(), out_.size()};
   put32(out_, kLocalSig);
@@ -107,7 +107,7 @@ std::string ZipWriter::finish() {
     out_ += e.name;
   }
   const size_t dir_size = out_.size() - dir_start;
-  CTORCH_CHECK_KIND_(::ctorch::detail::ErrorKind::kNotImplemented, out_.size() < 0xffffffffULL && entries_.size() < 0xffff,
+  CTORCH_CHECK_NOT_IMPLEMENTED(out_.size() < 0xffffffffULL && entries_.size() < 0xffff,
                      "torch.save: checkpoints of 4 GiB or 65535 records or more (zip64 archives) are not supported yet");
   put32(out_, kEndSig);
   put16(out_, 0);

@@ -93,6 +93,7 @@ TEST_P(AutogradFunction, HigherOrderGradients) {
 }
 
 struct TwoOutputs : Function<TwoOutputs> {  // one output unused downstream; an integer output
+  static inline int second_grad_defined = -1;  // what backward saw for the unused output
   static variable_list forward(AutogradContext* ctx, Tensor x, bool materialize) {
     ctx->set_materialize_grads(materialize);
     Tensor idx = x.argmax();
@@ -102,7 +103,9 @@ struct TwoOutputs : Function<TwoOutputs> {  // one output unused downstream; an 
   static variable_list backward(AutogradContext* ctx, variable_list g) {
     (void)ctx;
     EXPECT_TRUE(g[0].defined());
+    second_grad_defined = g[1].defined() ? 1 : 0;
     if (!g[1].defined()) return {g[0] * 2, Tensor()};
+    EXPECT_EQ(g[1].abs().sum().item<float>(), 0.0f);  // materialized as zeros
     return {g[0] * 2 + g[1] * 3, Tensor()};
   }
 };
@@ -113,7 +116,9 @@ TEST_P(AutogradFunction, UnusedOutputsAndNonDifferentiableOnes) {
     const variable_list out = TwoOutputs::apply(x, materialize);
     EXPECT_TRUE(out[1].requires_grad());
     EXPECT_FALSE(out[2].requires_grad());
+    TwoOutputs::second_grad_defined = -1;
     out[0].sum().backward();
+    EXPECT_EQ(TwoOutputs::second_grad_defined, materialize ? 1 : 0);
     EXPECT_TRUE(equal(x.grad().cpu(), full({3}, 2.0f)));
   }
 }
