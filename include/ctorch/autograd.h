@@ -61,4 +61,9 @@ struct GradcheckOptions {
 bool gradcheck(const std::function<variable_list(const variable_list&)>& fn, const variable_list& inputs,
                const GradcheckOptions& options = {});
 
+/// gradcheck of the gradients of `fn` (torch.autograd.gradgradcheck): the first derivatives,
+/// computed with create_graph for random grad_outputs that require grad, against central differences.
+bool gradgradcheck(const std::function<variable_list(const variable_list&)>& fn, const variable_list& inputs,
+                   const GradcheckOptions& options = {});
+
 }  // namespace ctorch::autograd

@@ -4,6 +4,7 @@
 
 #include "ctorch/autograd.h"
 #include "ctorch/factories.h"
+#include "ctorch/random.h"
 
 namespace ctorch::autograd {
 
@@ -14,11 +15,12 @@ std::vector<std::vector<double>> numerical_jacobian(const std::function<variable
                                                     const variable_list& inputs, size_t i, size_t out_index,
                                                     double eps) {
   // The inputs are perturbed in copies: writing into them would bump the version of tensors the
-  // analytical graph saved (PyTorch perturbs x.data, which has its own version counter).
-  NoGradGuard no_grad;
+  // analytical graph saved (PyTorch perturbs x.data, which has its own version counter). The copy
+  // of an input that requires grad requires grad too, so `fn` may differentiate (gradgradcheck).
+  Tensor data = inputs[i].detach().clone();
   variable_list perturbed = inputs;
-  perturbed[i] = inputs[i].detach().clone();
-  Tensor flat = perturbed[i].view({-1});
+  perturbed[i] = inputs[i].requires_grad() ? data.detach().requires_grad_() : data;
+  Tensor flat = data.view({-1});
   const int64_t n = flat.numel();
   std::vector<std::vector<double>> columns;
   for (int64_t j = 0; j < n; ++j) {
@@ -74,6 +76,30 @@ bool gradcheck(const std::function<variable_list(const variable_list&)>& fn, con
     }
   }
   return true;
+}
+
+bool gradgradcheck(const std::function<variable_list(const variable_list&)>& fn, const variable_list& inputs,
+                   const GradcheckOptions& options) {
+  variable_list grad_outputs;
+  for (const Tensor& out : fn(inputs)) grad_outputs.push_back(randn_like(out.detach()).requires_grad_());
+  const size_t n = inputs.size();
+  // The first derivatives as a function of the inputs and the grad_outputs (PyTorch's new_func).
+  auto first_derivatives = [&fn, n](const variable_list& all) {
+    const variable_list in(all.begin(), all.begin() + static_cast<std::ptrdiff_t>(n));
+    const variable_list seeds(all.begin() + static_cast<std::ptrdiff_t>(n), all.end());
+    variable_list wanted;
+    for (const Tensor& t : in) {
+      if (t.requires_grad()) wanted.push_back(t);
+    }
+    variable_list out;
+    for (Tensor& g : grad(fn(in), wanted, seeds, /*retain_graph=*/true, /*create_graph=*/true, /*allow_unused=*/true)) {
+      if (g.defined()) out.push_back(std::move(g));
+    }
+    return out;
+  };
+  variable_list all = inputs;
+  all.insert(all.end(), grad_outputs.begin(), grad_outputs.end());
+  return gradcheck(first_derivatives, all, options);
 }
 
 }  // namespace ctorch::autograd

@@ -4,7 +4,7 @@
 #include <sstream>
 
 #include "autograd/accumulate_grad.h"
-#include "autograd/formulas.h"
+#include "autograd/formula_node.h"
 #include "autograd/meta.h"
 #include "ctorch/autograd.h"
 #include "memory/backtrace.h"
@@ -90,7 +90,8 @@ class Recorder final : public ops::GradRecorder {
   }
 
   bool needs_original_self(ops::GradFn fn, const ops::GradArgs& args) const override {
-    return formula_needs_original_self(fn, args);
+    return derivative_of(fn, args)->saves.input[0] != 0;  // its formula reads self
+
   }
 
   void record(ops::GradFn fn, ArrayRef<const Tensor*> inputs, Tensor& output, const ops::GradArgs& args) override {
@@ -98,7 +99,8 @@ class Recorder final : public ops::GradRecorder {
     bool any = false;
     for (const Tensor* t : inputs) any = any || (t->defined() && t->requires_grad());
     if (!any) return;
-    auto node = std::make_shared<FormulaNode>(fn, args, formula_name(fn, args, inputs));
+    const Derivative& d = *derivative_of(fn, args);
+    auto node = std::make_shared<FormulaNode>(d, args, d.pick_node != nullptr ? d.pick_node(args, inputs) : d.node);
     node->next_edges_.reserve(inputs.size());
     node->input_metadata_.reserve(inputs.size());
     for (const Tensor* t : inputs) {
@@ -111,27 +113,8 @@ class Recorder final : public ops::GradRecorder {
     AutogradMeta& meta = materialize_meta(output);
     meta.grad_fn = std::move(node);
     meta.output_nr = 0;
-    if (is_view_fn(fn)) meta.is_view = true;
+    if (d.is_view) meta.is_view = true;
     output.impl()->set_requires_grad(true);
-  }
-
- private:
-  static bool is_view_fn(ops::GradFn fn) {
-    switch (fn) {
-      case ops::GradFn::View:
-      case ops::GradFn::Squeeze:
-      case ops::GradFn::SqueezeDim:
-      case ops::GradFn::Unsqueeze:
-      case ops::GradFn::Permute:
-      case ops::GradFn::Transpose:
-      case ops::GradFn::T:
-      case ops::GradFn::Expand:
-      case ops::GradFn::Select:
-      case ops::GradFn::Slice:
-      case ops::GradFn::Alias:
-      case ops::GradFn::AsStrided: return true;
-      default: return false;
-    }
   }
 };
 

@@ -24,7 +24,7 @@
 
 namespace ctorch::ops {
 
-/// The backward formula of a recorded call (autograd/formulas.cpp has one per value).
+/// The key of a recorded call's gradient (autograd/derivatives.cpp: Note [Gradient table]).
 enum class GradFn : uint8_t {
   Unary,       ///< args.unary (clamp bounds in lo/hi)
   Binary,      ///< args.binary with args.side, args.scalar, args.alpha
@@ -55,7 +55,7 @@ enum class GradFn : uint8_t {
   Select,      ///< args.dim, args.start (the index)
   Slice,       ///< args.dim, args.start, args.end, args.step
   Alias,       ///< a view with the same geometry
-  AsStrided,   ///< not differentiable in ctorch yet
+  AsStrided,   ///< args.dims (size), args.strides, args.start (storage offset)
   ToCopy,      ///< to(dtype/device)
   Clone,
   Copy,        ///< copy_ (in place): inputs self, src
@@ -82,6 +82,7 @@ struct GradArgs {
   Scalar scalar = 0;
   std::optional<Scalar> lo, hi;
   DimVector dims;
+  DimVector strides;  ///< AsStrided
   int64_t dim = 0, dim1 = 0, start = 0, end = 0, step = 1;
   int64_t correction = 1;
   double p = 2;

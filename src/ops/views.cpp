@@ -140,7 +140,12 @@ Tensor Tensor::as_strided(IntArrayRef size, IntArrayRef stride, std::optional<in
   CTORCH_CHECK(needed <= available, "setStorage: sizes ", size, ", strides ", stride, " in storage offset ", offset,
                " and itemsize ", element_size(), " requiring a storage size of ", needed,
                " are out of bounds for storage of size ", available);
-  return recorded_view(ops::GradFn::AsStrided, *this, make_view("as_strided", *this, size, stride, offset));
+  return recorded_view(ops::GradFn::AsStrided, *this, make_view("as_strided", *this, size, stride, offset),
+                       [&](ops::GradArgs& a) {
+                         a.dims = DimVector(size);
+                         a.strides = DimVector(stride);
+                         a.start = offset;
+                       });
 }
 
 Tensor Tensor::alias() const {

@@ -133,7 +133,7 @@ TEST(AutogradLeaf, GradFnNamesArePyTorchs) {
       {"PowBackward2", [](const Tensor& x) { return pow(2, x); }},
       {"MaximumBackward0", [](const Tensor& x) { return x.maximum(x * 2); }},
       {"MinimumBackward0", [](const Tensor& x) { return x.minimum(x * 2); }},
-      {"RemainderBackward0", [](const Tensor& x) { return x.remainder(x + 1); }},
+      {"RemainderBackward1", [](const Tensor& x) { return x.remainder(x + 1); }},
       {"SumBackward0", [](const Tensor& x) { return x.sum(); }},
       {"SumBackward1", [](const Tensor& x) { return x.sum({0}); }},
       {"MeanBackward0", [](const Tensor& x) { return x.mean(); }},
