@@ -9,6 +9,7 @@
 #include "ctorch/autograd_node.h"
 #include "ctorch/backends.h"
 #include "ctorch/complex.h"
+#include "ctorch/conv.h"
 #include "ctorch/cuda.h"
 #include "ctorch/cuda_comm.h"
 #include "ctorch/cuda_event.h"

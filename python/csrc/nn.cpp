@@ -141,10 +141,14 @@ void bind_nn(py::module_& m) {
   });
   m.def("conv2d", [](const Tensor& x, const Tensor& w, py::handle b, py::handle stride, py::handle padding,
                      py::handle dilation, int64_t groups) {
-    if (groups != 1) throw NotImplementedError("ctorch: conv2d with groups != 1 is not implemented yet");
     Tensor bias = opt_tensor(b);
-    Pair2 s = pair(stride), p = pair(padding), d = pair(dilation);
-    return no_gil([&] { return F::conv2d(x, w, bias, s, p, d); });
+    Pair2 s = pair(stride), d = pair(dilation);
+    if (py::isinstance<py::str>(padding)) {
+      const std::string mode = padding.cast<std::string>();
+      return no_gil([&] { return ctorch::conv2d_padding_mode(x, w, bias, s, mode, d, groups); });
+    }
+    Pair2 p = pair(padding);
+    return no_gil([&] { return F::conv2d(x, w, bias, s, p, d, groups); });
   }, py::arg("input"), py::arg("weight"), py::arg("bias") = py::none(), py::arg("stride") = 1, py::arg("padding") = 0,
      py::arg("dilation") = 1, py::arg("groups") = 1);
   m.def("max_pool2d", [](const Tensor& x, py::handle k, py::handle stride, py::handle padding, py::handle dilation) {

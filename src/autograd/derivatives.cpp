@@ -9,6 +9,7 @@
 #include "autograd/functional.h"
 #include "ctorch/factories.h"
 #include "ctorch/ops.h"
+#include "ops/conv.h"
 
 namespace ctorch::autograd {
 
@@ -387,6 +388,15 @@ const Derivative kTable[] = {
        if (d1 == 2 && d2 == 1) return "MvBackward0";
        if (d1 == 1 && d2 == 2) return "SqueezeBackward1";
        return "UnsafeViewBackward0";
+     }},
+
+    // Convolution (ops/conv.cpp, Note [Convolution]): inputs input, weight, bias (may be undefined).
+    {on(GradFn::Conv2d), "conv2d", "ConvolutionBackward0", {{grad_of(1), grad_of(0)}},
+     [](C c, G g) -> variable_list {
+       auto [gi, gw, gb] = ops::conv2d_backward(g, c.needs(1) ? c.self() : Tensor(), c.sizes(0),
+                                                c.needs(0) ? c.other() : Tensor(), c.sizes(1), c.args().conv,
+                                                {c.needs(0), c.needs(1), c.needs(2)});
+       return {gi, gw, gb};
      }},
 
     // Views of input 0 (the output shares its storage).

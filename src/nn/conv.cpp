@@ -1,12 +1,12 @@
-// Conv2d and the 2-d poolings, built from differentiable ops: each output position's window is
-// gathered with index_select from the flattened image, with one extra column standing for the
-// padding (0 for convolution and average pooling, -inf for max pooling); its backward is
-// index_add, which accumulates overlapping windows deterministically. Convolution is then one
-// matmul (im2col). Correct everywhere, fast nowhere: no cuDNN, no direct kernels.
+// Conv2d (over the conv2d op, ops/conv.cpp) and the 2-d poolings, built from differentiable ops:
+// each output position's window is gathered with index_select from the flattened image, with one
+// extra column standing for the padding (0 for average pooling, -inf for max pooling); its
+// backward is index_add, which accumulates overlapping windows deterministically.
 #include <cmath>
 #include <limits>
 #include <sstream>
 
+#include "ctorch/conv.h"
 #include "ctorch/factories.h"
 #include "ctorch/grad_mode.h"
 #include "ctorch/nn_conv.h"
@@ -63,20 +63,8 @@ Tensor unbatched(const Tensor& out, const Tensor& input) { return input.dim() ==
 namespace functional {
 
 Tensor conv2d(const Tensor& input, const Tensor& weight, const Tensor& bias, Pair2 stride, Pair2 padding,
-              Pair2 dilation) {
-  const Tensor x = batched(input);
-  CTORCH_CHECK(weight.dim() == 4, "conv2d: expected a 4-d weight [OC, C, KH, KW], got ", weight.dim(), "-d");
-  CTORCH_CHECK(x.dim() == 4 && x.size(1) == weight.size(1), "Given groups=1, weight of size ", weight.sizes(),
-               ", expected input", input.sizes(), " to have ", weight.size(1), " channels, but got ",
-               x.dim() == 4 ? x.size(1) : -1, " channels instead");
-  const Pair2 k{weight.size(2), weight.size(3)};
-  const Windows win = gather_windows(x, k, stride, padding, dilation, 0.0, "conv2d");
-  const int64_t n = x.size(0), c = x.size(1), oc = weight.size(0);
-  // [N, L, C * KH * KW] @ [C * KH * KW, OC] -> [N, L, OC] -> [N, OC, OH, OW]
-  const Tensor cols = win.cols.permute({0, 2, 1, 3}).reshape({n, win.oh * win.ow, c * k[0] * k[1]});
-  Tensor out = cols.matmul(weight.reshape({oc, -1}).t());
-  if (bias.defined()) out = out + bias;
-  return unbatched(out.permute({0, 2, 1}).contiguous().view({n, oc, win.oh, win.ow}), input);
+              Pair2 dilation, int64_t groups) {
+  return ctorch::conv2d(input, weight, bias, stride, padding, dilation, groups);
 }
 
 Tensor max_pool2d(const Tensor& input, Pair2 kernel_size, Pair2 stride, Pair2 padding, Pair2 dilation) {

@@ -71,6 +71,7 @@ enum class GradFn : uint8_t {
   Scatter,     ///< scatter_ (in place): inputs self, src; args.dim, args.indices
   ScatterAdd,  ///< scatter_add_ (in place): as Scatter
   IndexAdd,    ///< index_add_ (in place): inputs self, source; args.dim, args.indices, args.alpha
+  Conv2d,      ///< inputs input [N, C, H, W], weight, bias (may be undefined); args.conv
 };
 
 /// The parameters a backward formula needs.
@@ -90,6 +91,7 @@ struct GradArgs {
   Tensor indices;  ///< MaxDim / MinDim: the positions of the values; the index of index_select, gather, ...
   std::vector<std::optional<Tensor>> index_list;  ///< Index / IndexPut: the index tensors (nullopt: a full slice)
   bool accumulate = false;                         ///< IndexPut
+  ConvParams conv;                                 ///< Conv2d
 };
 
 /// `dims` wrapped for a tensor of `ndim` dims (an empty list stays empty: every dim).

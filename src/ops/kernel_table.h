@@ -32,6 +32,14 @@ struct OpArgs {
   Scalar hi = 0;        // Clamp upper bound
 };
 
+/// A 2-d convolution's geometry (PyTorch's ConvParams for two spatial dims), validated by ops/conv.cpp.
+struct ConvParams {
+  int64_t stride[2] = {1, 1};
+  int64_t padding[2] = {0, 0};
+  int64_t dilation[2] = {1, 1};
+  int64_t groups = 1;
+};
+
 /// What a backend compiles for a jiterator kernel (Note [Jiterator] in src/jiterator/jiterator.cpp).
 struct JitSpec {
   std::string code;                // the user's code string, verbatim

@@ -198,6 +198,19 @@ std::vector<GradCase> make_cases() {
                       [](const Tensor& x, const Tensor& w, const Tensor& b) { return linear(x, w, b); }));
   c.push_back(binary("linear_no_bias", in({3, 4}), in({2, 4}),
                      [](const Tensor& x, const Tensor& w) { return linear(x, w); }));
+  // Convolution: padding, stride, dilation, groups, no bias, unbatched, "same".
+  c.push_back(ternary("conv2d", in({2, 3, 5, 6}), in({4, 3, 3, 2}), in({4}),
+                      [](const Tensor& x, const Tensor& w, const Tensor& b) { return conv2d(x, w, b); }));
+  c.push_back(ternary("conv2d_padding_stride_dilation", in({2, 2, 7, 6}), in({3, 2, 3, 3}), in({3}),
+                      [](const Tensor& x, const Tensor& w, const Tensor& b) {
+                        return conv2d(x, w, b, {2, 1}, {1, 2}, {2, 1});
+                      }));
+  c.push_back(binary("conv2d_groups_no_bias", in({1, 4, 5, 5}), in({6, 2, 2, 3}),
+                     [](const Tensor& x, const Tensor& w) { return conv2d(x, w, {}, {1}, {1}, {1}, 2); }));
+  c.push_back(binary("conv2d_unbatched_same", in({2, 5, 4}), in({3, 2, 2, 3}),
+                     [](const Tensor& x, const Tensor& w) { return conv2d(x, w, {}, {1}, "same"); }));
+  c.push_back(ternary("conv1d", in({2, 3, 7}), in({2, 3, 3}), in({2}),
+                      [](const Tensor& x, const Tensor& w, const Tensor& b) { return conv1d(x, w, b, {2}, {1}); }));
   // Views.
   c.push_back(unary("view", in({3, 4}), [](const Tensor& x) { return x.view({2, 6}) * 1.5; }));
   c.push_back(unary("view_inferred", in({2, 3, 4}), [](const Tensor& x) { return x.view({-1, 4}).sin(); }));

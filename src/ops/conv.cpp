@@ -1,0 +1,265 @@
+// Convolution (torch.conv2d, torch.conv1d) and its gradients.
+//
+// Note [Convolution]
+// - conv2d is one recorded op (GradFn::Conv2d, node ConvolutionBackward0): its gradient is one
+//   entry of the gradient table, which calls conv2d_backward.
+// - The generic path runs on every device with the device's own kernels: the zero-padded input's
+//   windows are an as_strided view [C, KH, KW, N, OH, OW] of it, copied into columns
+//   [C * KH * KW, N * OH * OW] (im2col), then one GEMM per group gives [OC, N * OH * OW]. On an
+//   emulated device that is the CUDA grid walk of a copy kernel and the device GEMM; on the cpu
+//   OpenBLAS.
+// - Backward: grad_weight = grad @ columns^T and grad_columns = weight^T @ grad (GEMMs);
+//   grad_input folds the columns back (col2im) with one strided add per kernel offset
+//   (KH * KW adds, each over distinct addresses). Under create_graph the fold is an index_add
+//   and the padding a cat, so second derivatives flow through ordinary recorded ops.
+#include "ops/conv.h"
+
+#include <string>
+
+#include "ctorch/conv.h"
+#include "ctorch/factories.h"
+#include "ctorch/grad_mode.h"
+#include "ctorch/ops.h"
+#include "ops/grad_hook.h"
+
+namespace ctorch {
+
+namespace {
+
+using ops::ConvParams;
+
+// The sizes of one conv2d call: batched input [N, C, H, W], weight [OC, C / groups, KH, KW].
+struct ConvShape {
+  int64_t n, c, h, w, oc, kh, kw, oh, ow;
+  int64_t padded_h(const ConvParams& p) const { return h + 2 * p.padding[0]; }
+  int64_t padded_w(const ConvParams& p) const { return w + 2 * p.padding[1]; }
+};
+
+ConvShape shape_of(IntArrayRef x, IntArrayRef w, const ConvParams& p) {
+  ConvShape s{x[0], x[1], x[2], x[3], w[0], w[2], w[3], 0, 0};
+  s.oh = (s.h + 2 * p.padding[0] - p.dilation[0] * (s.kh - 1) - 1) / p.stride[0] + 1;
+  s.ow = (s.w + 2 * p.padding[1] - p.dilation[1] * (s.kw - 1) - 1) / p.stride[1] + 1;
+  return s;
+}
+
+// One value for every spatial dim, or one per dim (PyTorch's expand_param_if_needed).
+void expand_param(IntArrayRef v, const char* name, int64_t dims, int64_t out[2]) {
+  CTORCH_CHECK(v.size() == 1 || static_cast<int64_t>(v.size()) == dims, "expected ", name,
+               " to be a single integer value or a list of ", dims,
+               " values to match the convolution dimensions, but got ", name, "=", v);
+  for (int64_t i = 0; i < dims; ++i) out[i] = v.size() == 1 ? v[0] : v[static_cast<size_t>(i)];
+}
+
+// PyTorch's convolution checks (ConvUtils.h's check_shape_forward and _convolution's), in its order
+// and with its texts; `x` is the batched input.
+void check_conv(const Tensor& input, const Tensor& x, const Tensor& weight, const Tensor& bias, const ConvParams& p) {
+  CTORCH_CHECK(weight.defined() && weight.dim() == 4, "expected a 4-dimensional weight for conv2d, but got weight of size ",
+               weight.defined() ? weight.sizes() : IntArrayRef());
+  CTORCH_CHECK_DEVICE(input.device() == weight.device(), "Input type (", input.type_string(), ") and weight type (",
+                      weight.type_string(),
+                      ") should be the same or input should be a MKLDNN tensor and weight is a dense tensor");
+  CTORCH_CHECK_TYPE(input.dtype() == weight.dtype(), "expected scalar type ", scalar_type_cpp_name(weight.dtype()),
+                    " but found ", scalar_type_cpp_name(input.dtype()));
+  CTORCH_CHECK_TYPE(is_floating_point(input.dtype()) || is_integral(input.dtype(), /*include_bool=*/false),
+                    "conv2d: expected a floating point or integer input, got ", scalar_type_name(input.dtype()));
+  if (bias.defined()) {
+    CTORCH_CHECK_DEVICE(bias.device() == input.device(), "Input type (", input.type_string(), ") and bias type (",
+                        bias.type_string(), ") should be the same");
+    CTORCH_CHECK_TYPE(bias.dtype() == input.dtype(), "Input type (", scalar_type_name(input.dtype()),
+                      ") and bias type (", scalar_type_name(bias.dtype()), ") should be the same");
+  }
+  for (int i = 0; i < 2; ++i) {
+    CTORCH_CHECK(p.stride[i] > 0, "non-positive stride is not supported");
+    CTORCH_CHECK(p.padding[i] >= 0, "negative padding is not supported");
+    CTORCH_CHECK(p.dilation[i] > 0, "non-positive dilation is not supported");
+  }
+  CTORCH_CHECK(p.groups > 0, "non-positive groups is not supported");
+  CTORCH_CHECK(weight.size(0) % p.groups == 0, "Given groups=", p.groups, ", expected weight to be divisible by ",
+               p.groups, " at dimension 0, but got weight of size [", weight.sizes(), "] instead");
+  CTORCH_CHECK(x.size(1) == weight.size(1) * p.groups, "Given groups=", p.groups, ", weight of size ", weight.sizes(),
+               ", expected input", input.sizes(), " to have ", weight.size(1) * p.groups, " channels, but got ",
+               x.size(1), " channels instead");
+  CTORCH_CHECK(!bias.defined() || (bias.dim() == 1 && bias.size(0) == weight.size(0)), "Given weight of size ",
+               weight.sizes(), ", expected bias to be 1-dimensional with ", weight.size(0),
+               " elements, but got bias of size ", bias.defined() ? bias.sizes() : IntArrayRef(), " instead");
+  const int64_t ph = x.size(2) + 2 * p.padding[0], pw = x.size(3) + 2 * p.padding[1];
+  const int64_t kh = p.dilation[0] * (weight.size(2) - 1) + 1, kw = p.dilation[1] * (weight.size(3) - 1) + 1;
+  CTORCH_CHECK(ph >= kh && pw >= kw, "Calculated padded input size per channel: (", ph, " x ", pw,
+               "). Kernel size: (", kh, " x ", kw, "). Kernel size can't be greater than actual input size");
+}
+
+// `x` [N, C, H, W] with p.padding zeros around H and W (a cat: differentiable, contiguous).
+Tensor padded(const Tensor& x, const ConvParams& p) {
+  Tensor r = x.contiguous();
+  if (p.padding[1] > 0) {
+    const Tensor z = zeros({r.size(0), r.size(1), r.size(2), p.padding[1]}, r.options());
+    r = cat({z, r, z}, 3);
+  }
+  if (p.padding[0] > 0) {
+    const Tensor z = zeros({r.size(0), r.size(1), p.padding[0], r.size(3)}, r.options());
+    r = cat({z, r, z}, 2);
+  }
+  return r;
+}
+
+// The geometry of the windows of the padded input, [C, KH, KW, N, OH, OW], in its elements.
+std::array<int64_t, 6> window_strides(const ConvShape& s, const ConvParams& p) {
+  const int64_t hp = s.padded_h(p), wp = s.padded_w(p);
+  return {hp * wp, p.dilation[0] * wp, p.dilation[1], s.c * hp * wp, p.stride[0] * wp, p.stride[1]};
+}
+
+// im2col: the windows of padded input `xp` as columns [C * KH * KW, N * OH * OW].
+Tensor im2col(const Tensor& xp, const ConvShape& s, const ConvParams& p) {
+  const std::array<int64_t, 6> st = window_strides(s, p);
+  return xp.as_strided({s.c, s.kh, s.kw, s.n, s.oh, s.ow}, st, xp.storage_offset())
+      .reshape({s.c * s.kh * s.kw, s.n * s.oh * s.ow});
+}
+
+// col2im: columns [C * KH * KW, N * OH * OW] added back into a zero padded input [N, C, Hp, Wp].
+Tensor col2im(const Tensor& cols, const ConvShape& s, const ConvParams& p) {
+  const int64_t hp = s.padded_h(p), wp = s.padded_w(p);
+  const std::array<int64_t, 6> st = window_strides(s, p);
+  if (GradMode::is_enabled()) {  // differentiable: one index_add of every column element
+    const int64_t numel = s.n * s.c * hp * wp;
+    const Tensor positions = arange(numel, TensorOptions().dtype(kLong).device(cols.device()))
+                                 .as_strided({s.c, s.kh, s.kw, s.n, s.oh, s.ow}, st)
+                                 .reshape({-1});
+    Tensor flat = zeros({numel}, cols.options());
+    flat.index_add_(0, positions, cols.reshape({-1}));
+    return flat.view({s.n, s.c, hp, wp});
+  }
+  Tensor out = zeros({s.n, s.c, hp, wp}, cols.options());
+  const Tensor c6 = cols.view({s.c, s.kh, s.kw, s.n, s.oh, s.ow});
+  for (int64_t i = 0; i < s.kh; ++i) {
+    for (int64_t j = 0; j < s.kw; ++j) {
+      out.as_strided({s.c, s.n, s.oh, s.ow}, {st[0], st[3], st[4], st[5]}, i * st[1] + j * st[2])
+          .add_(c6.select(1, i).select(1, j));
+    }
+  }
+  return out;
+}
+
+// The interior of a padded [N, C, Hp, Wp] gradient: the input's gradient.
+Tensor unpadded(const Tensor& gxp, const ConvShape& s, const ConvParams& p) {
+  if (p.padding[0] == 0 && p.padding[1] == 0) return gxp;
+  return gxp.narrow(2, p.padding[0], s.h).narrow(3, p.padding[1], s.w).contiguous();
+}
+
+// [G * M, K] @ [G * K, N] per group (transposes: of each group's block).
+Tensor grouped_mm(const Tensor& a, bool trans_a, const Tensor& b, bool trans_b, int64_t groups) {
+  if (groups == 1) return (trans_a ? a.t() : a).mm(trans_b ? b.t() : b);
+  Tensor a3 = a.view({groups, a.size(0) / groups, a.size(1)});
+  Tensor b3 = b.view({groups, b.size(0) / groups, b.size(1)});
+  if (trans_a) a3 = a3.transpose(1, 2);
+  if (trans_b) b3 = b3.transpose(1, 2);
+  const Tensor r = a3.bmm(b3);
+  return r.reshape({groups * r.size(1), r.size(2)});
+}
+
+// The forward computation on a batched input (no recording: the caller records).
+Tensor conv2d_forward(const Tensor& x, const Tensor& weight, const Tensor& bias, const ConvParams& p) {
+  const ConvShape s = shape_of(x.sizes(), weight.sizes(), p);
+  const Tensor cols = im2col(padded(x, p), s, p);
+  const Tensor out2d = grouped_mm(weight.reshape({s.oc, -1}), false, cols, false, p.groups);  // [OC, N * L]
+  Tensor out = out2d.view({s.oc, s.n, s.oh, s.ow}).permute({1, 0, 2, 3}).contiguous();
+  if (bias.defined()) out.add_(bias.view({1, s.oc, 1, 1}));
+  return out;
+}
+
+ConvParams make_params(IntArrayRef stride, IntArrayRef padding, IntArrayRef dilation, int64_t groups) {
+  ConvParams p;
+  expand_param(stride, "stride", 2, p.stride);
+  expand_param(padding, "padding", 2, p.padding);
+  expand_param(dilation, "dilation", 2, p.dilation);
+  p.groups = groups;
+  return p;
+}
+
+Tensor conv2d_checked(const Tensor& input, const Tensor& weight, const Tensor& bias, const ConvParams& p) {
+  CTORCH_CHECK(input.defined() && (input.dim() == 3 || input.dim() == 4),
+               "Expected 3D (unbatched) or 4D (batched) input to conv2d, but got input of size: ",
+               input.defined() ? input.sizes() : IntArrayRef());
+  const bool unbatched = input.dim() == 3;
+  const Tensor x = unbatched ? input.unsqueeze(0) : input;
+  check_conv(input, x, weight, bias, p);
+  Tensor out;
+  if (ops::needs_grad({&x, &weight, &bias})) {
+    out = ops::recorded(
+        ops::GradFn::Conv2d, {&x, &weight, &bias}, [&] { return conv2d_forward(x, weight, bias, p); },
+        [&](ops::GradArgs& a) { a.conv = p; });
+  } else {
+    out = conv2d_forward(x, weight, bias, p);
+  }
+  return unbatched ? out.squeeze(0) : out;
+}
+
+}  // namespace
+
+namespace ops {
+
+std::tuple<Tensor, Tensor, Tensor> conv2d_backward(const Tensor& grad, const Tensor& input, IntArrayRef input_sizes,
+                                                   const Tensor& weight, IntArrayRef weight_sizes,
+                                                   const ConvParams& p, std::array<bool, 3> wanted) {
+  const ConvShape s = shape_of(input_sizes, weight_sizes, p);
+  const Tensor g2d = grad.permute({1, 0, 2, 3}).reshape({s.oc, s.n * s.oh * s.ow});  // [OC, N * L]
+  Tensor grad_input, grad_weight, grad_bias;
+  if (wanted[0]) {
+    const Tensor cols = grouped_mm(weight.reshape({s.oc, -1}), true, g2d, false, p.groups);  // [C * KK, N * L]
+    grad_input = unpadded(col2im(cols, s, p), s, p);
+  }
+  if (wanted[1]) {
+    const Tensor cols = im2col(padded(input, p), s, p);
+    grad_weight = grouped_mm(g2d, false, cols, true, p.groups).view(weight_sizes);
+  }
+  if (wanted[2]) grad_bias = grad.sum({0, 2, 3});
+  return {grad_input, grad_weight, grad_bias};
+}
+
+}  // namespace ops
+
+Tensor conv2d(const Tensor& input, const Tensor& weight, const Tensor& bias, IntArrayRef stride, IntArrayRef padding,
+              IntArrayRef dilation, int64_t groups) {
+  return conv2d_checked(input, weight, bias, make_params(stride, padding, dilation, groups));
+}
+
+Tensor conv2d_padding_mode(const Tensor& input, const Tensor& weight, const Tensor& bias, IntArrayRef stride,
+                           std::string_view padding, IntArrayRef dilation, int64_t groups) {
+  CTORCH_CHECK(padding == "valid" || padding == "same", "Invalid padding string: '", padding, "'");
+  ConvParams p = make_params(stride, {0}, dilation, groups);
+  if (padding == "valid") return conv2d_checked(input, weight, bias, p);
+  CTORCH_CHECK(p.stride[0] == 1 && p.stride[1] == 1, "padding='same' is not supported for strided convolutions");
+  CTORCH_CHECK(weight.defined() && weight.dim() == 4, "expected a 4-dimensional weight for conv2d");
+  // PyTorch's _convolution_mode: symmetric padding, and one extra row/column on the far side
+  // when the total is odd (an asymmetric pad of the input first).
+  Tensor x = input;
+  for (int i = 0; i < 2; ++i) {
+    const int64_t total = p.dilation[i] * (weight.size(2 + i) - 1);
+    p.padding[i] = total / 2;
+    if (total % 2 != 0) {
+      const int64_t dim = input.dim() - 2 + i;
+      DimVector zs(x.sizes());
+      zs[static_cast<size_t>(dim)] = 1;
+      x = cat({x, zeros(zs, x.options())}, dim);
+    }
+  }
+  return conv2d_checked(x, weight, bias, p);
+}
+
+Tensor conv1d(const Tensor& input, const Tensor& weight, const Tensor& bias, IntArrayRef stride, IntArrayRef padding,
+              IntArrayRef dilation, int64_t groups) {
+  CTORCH_CHECK(input.defined() && (input.dim() == 2 || input.dim() == 3),
+               "Expected 2D (unbatched) or 3D (batched) input to conv1d, but got input of size: ",
+               input.defined() ? input.sizes() : IntArrayRef());
+  CTORCH_CHECK(weight.defined() && weight.dim() == 3, "expected a 3-dimensional weight for conv1d, but got weight of size ",
+               weight.defined() ? weight.sizes() : IntArrayRef());
+  int64_t st[1], pad[1], dil[1];
+  expand_param(stride, "stride", 1, st);
+  expand_param(padding, "padding", 1, pad);
+  expand_param(dilation, "dilation", 1, dil);
+  const int64_t h_dim = input.dim() - 1;  // the length L becomes [1, L]
+  const Tensor out = conv2d_checked(input.unsqueeze(h_dim), weight.unsqueeze(2), bias,
+                                    make_params({1, st[0]}, {0, pad[0]}, {1, dil[0]}, groups));
+  return out.squeeze(h_dim);
+}
+
+}  // namespace ctorch
