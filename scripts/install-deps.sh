@@ -5,10 +5,11 @@ set -euo pipefail
 # libgloo-dev: collectives for the cpu/emulated process group (src/distributed).
 # zlib1g-dev: CRCs of PyTorch zip checkpoints (src/serialize).
 # libfftw3-dev: torch.fft on cpu and emulated devices (src/backends/cpu/fft.cpp); pkg-config finds it.
+# libdnnl-dev: oneDNN, the cpu convolution (src/backends/cpu/onednn_conv.cpp).
 # chromium: headless browser for the ctorch-memory-viz page tests (they skip without it).
 # python3-dev, pybind11-dev, libdlpack-dev: the Python package (python/); python3-pytest, python3-numpy: its tests;
 # python3-torch: Debian's PyTorch 1.13.1 (cpu), the side-by-side reference of those tests.
-packages=(cmake g++ make libgtest-dev libgmock-dev libbenchmark-dev libopenblas-pthread-dev libopenblas-dev nlohmann-json3-dev zlib1g-dev libgloo-dev libfftw3-dev pkg-config chromium
+packages=(cmake g++ make libgtest-dev libgmock-dev libbenchmark-dev libopenblas-pthread-dev libopenblas-dev nlohmann-json3-dev zlib1g-dev libgloo-dev libfftw3-dev libdnnl-dev pkg-config chromium
           python3-dev pybind11-dev libdlpack-dev python3-pytest python3-numpy python3-torch)
 if [[ "${1:-}" == "--bench" ]]; then packages+=(libtorch-dev); fi
 missing=()

@@ -82,6 +82,8 @@ std::string dtype_name(ScalarType t);
 const char* scalar_type_name(ScalarType t);
 /// libtorch's C++ name: "Float", "Long", "Bool", "Half", "BFloat16".
 const char* scalar_type_cpp_name(ScalarType t);
+/// caffe2::TypeMeta's name, which some of PyTorch's messages print: "float", "long int", "c10::Half".
+const char* type_meta_name(ScalarType t);
 /// Prints dtype_name().
 std::ostream& operator<<(std::ostream& os, ScalarType t);
 

@@ -139,16 +139,28 @@ void bind_nn(py::module_& m) {
     Tensor weight = opt_tensor(w), pos = opt_tensor(pw);
     return no_gil([&] { return F::binary_cross_entropy_with_logits(x, y, weight, r, pos); });
   });
-  m.def("conv2d", [](const Tensor& x, const Tensor& w, py::handle b, py::handle stride, py::handle padding,
-                     py::handle dilation, int64_t groups) {
+  // conv2d / conv1d: stride, padding and dilation are ints or lists (ctorch::conv2d checks their lengths);
+  // padding may be "same" or "valid".
+  auto ints = [](py::handle h) {
+    return PyLong_Check(h.ptr()) ? std::vector<int64_t>{h.cast<int64_t>()} : to_int_list(h);
+  };
+  m.def("conv2d", [ints](const Tensor& x, const Tensor& w, py::handle b, py::handle stride, py::handle padding,
+                         py::handle dilation, int64_t groups) {
     Tensor bias = opt_tensor(b);
-    Pair2 s = pair(stride), d = pair(dilation);
+    const std::vector<int64_t> s = ints(stride), d = ints(dilation);
     if (py::isinstance<py::str>(padding)) {
       const std::string mode = padding.cast<std::string>();
       return no_gil([&] { return ctorch::conv2d_padding_mode(x, w, bias, s, mode, d, groups); });
     }
-    Pair2 p = pair(padding);
-    return no_gil([&] { return F::conv2d(x, w, bias, s, p, d, groups); });
+    const std::vector<int64_t> p = ints(padding);
+    return no_gil([&] { return ctorch::conv2d(x, w, bias, s, p, d, groups); });
+  }, py::arg("input"), py::arg("weight"), py::arg("bias") = py::none(), py::arg("stride") = 1, py::arg("padding") = 0,
+     py::arg("dilation") = 1, py::arg("groups") = 1);
+  m.def("conv1d", [ints](const Tensor& x, const Tensor& w, py::handle b, py::handle stride, py::handle padding,
+                         py::handle dilation, int64_t groups) {
+    Tensor bias = opt_tensor(b);
+    const std::vector<int64_t> s = ints(stride), p = ints(padding), d = ints(dilation);
+    return no_gil([&] { return ctorch::conv1d(x, w, bias, s, p, d, groups); });
   }, py::arg("input"), py::arg("weight"), py::arg("bias") = py::none(), py::arg("stride") = 1, py::arg("padding") = 0,
      py::arg("dilation") = 1, py::arg("groups") = 1);
   m.def("max_pool2d", [](const Tensor& x, py::handle k, py::handle stride, py::handle padding, py::handle dilation) {

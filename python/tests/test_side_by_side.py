@@ -326,6 +326,92 @@ def fft_transforms(torch):
             torch.fft.fftfreq(4)]
 
 
+# ---- convolution: integer-valued floats, so every summation order gives the same bits -------------------
+
+def _conv_operands(torch):
+    x = (torch.arange(2 * 4 * 6 * 5, dtype=torch.float32).reshape(2, 4, 6, 5) % 7) - 3
+    w = (torch.arange(6 * 2 * 3 * 2, dtype=torch.float32).reshape(6, 2, 3, 2) % 5) - 2
+    return x, w, torch.tensor([1.0, -1, 2, 0, 3, -2])
+
+
+@case
+def conv2d_values(torch):
+    F = torch.nn.functional
+    x, w, b = _conv_operands(torch)
+    w4 = torch.cat([w, w], 1)
+    return [F.conv2d(x, w, b, groups=2), F.conv2d(x, w, None, stride=(2, 1), padding=1, dilation=(1, 2), groups=2),
+            F.conv2d(x[0], w4, padding="same"), F.conv2d(x, w4, b, stride=2, padding="valid"),
+            torch.conv2d(x.double(), w4.double(), None, 1, (0, 1)),
+            F.conv1d(x[:, :, 0], w4[:, :, 0], b, stride=2, padding=1)]
+
+
+@case
+def conv2d_gradients(torch):
+    F = torch.nn.functional
+    x, w, b = _conv_operands(torch)
+    x.requires_grad_()
+    w.requires_grad_()
+    b.requires_grad_()
+    out = F.conv2d(x, w, b, stride=2, padding=(1, 2), groups=2)
+    out.backward((torch.arange(out.numel(), dtype=torch.float32).reshape(out.shape) % 3) - 1)
+    return [out, x.grad, w.grad, b.grad]
+
+
+@case
+def conv2d_channel_mismatch(torch):
+    return torch.nn.functional.conv2d(torch.zeros(2, 3, 8, 8), torch.zeros(4, 2, 3, 3))
+
+
+@case
+def conv2d_bias_size(torch):
+    return torch.nn.functional.conv2d(torch.zeros(2, 3, 8, 8), torch.zeros(4, 3, 3, 3), torch.zeros(3))
+
+
+@case
+def conv2d_groups_must_divide(torch):
+    return torch.nn.functional.conv2d(torch.zeros(2, 2, 8, 8), torch.zeros(3, 1, 3, 3), groups=2)
+
+
+@case
+def conv2d_kernel_larger_than_input(torch):
+    return torch.nn.functional.conv2d(torch.zeros(2, 3, 2, 2), torch.zeros(4, 3, 3, 3))
+
+
+@case
+def conv2d_input_dims(torch):
+    return torch.nn.functional.conv2d(torch.zeros(3, 8), torch.zeros(4, 3, 3, 3))
+
+
+@case
+def conv2d_stride_list_length(torch):
+    return torch.nn.functional.conv2d(torch.zeros(2, 3, 8, 8), torch.zeros(4, 3, 3, 3), stride=[1, 1, 1])
+
+
+@case
+def conv2d_non_positive_stride(torch):
+    return torch.nn.functional.conv2d(torch.zeros(2, 3, 8, 8), torch.zeros(4, 3, 3, 3), stride=0)
+
+
+@case
+def conv2d_same_with_stride(torch):
+    return torch.nn.functional.conv2d(torch.zeros(2, 3, 8, 8), torch.zeros(4, 3, 3, 3), stride=2, padding="same")
+
+
+@case
+def conv2d_bad_padding_string(torch):
+    return torch.nn.functional.conv2d(torch.zeros(2, 3, 8, 8), torch.zeros(4, 3, 3, 3), padding="full")
+
+
+@case
+def conv2d_bias_dtype_mismatch(torch):
+    return torch.nn.functional.conv2d(torch.zeros(2, 3, 8, 8), torch.zeros(4, 3, 3, 3), torch.zeros(4).double())
+
+
+@case
+def conv2d_dtype_mismatch(torch):
+    return torch.nn.functional.conv2d(torch.zeros(2, 3, 8, 8, dtype=torch.float64), torch.zeros(4, 3, 3, 3))
+
+
 # ---- nn, optim, data ----------------------------------------------------------------------------------------
 
 @case

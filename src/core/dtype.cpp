@@ -7,6 +7,24 @@
 
 namespace ctorch {
 
+const char* type_meta_name(ScalarType t) {
+  switch (t) {
+    case kUInt8: return "unsigned char";
+    case kInt8: return "signed char";
+    case kInt16: return "short int";
+    case kInt32: return "int";
+    case kInt64: return "long int";
+    case kFloat16: return "c10::Half";
+    case kFloat32: return "float";
+    case kFloat64: return "double";
+    case kBool: return "bool";
+    case kBFloat16: return "c10::BFloat16";
+    case kComplexFloat: return "c10::complex<float>";
+    case kComplexDouble: return "c10::complex<double>";
+  }
+  return "?";
+}
+
 const char* scalar_type_name(ScalarType t) {
   static const char* names[] = {"uint8", "int8",    "int16", "int32", "int64",
                                 "float16", "float32", "float64", "bool", "bfloat16", "complex64", "complex128"};

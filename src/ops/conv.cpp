@@ -3,6 +3,9 @@
 // Note [Convolution]
 // - conv2d is one recorded op (GradFn::Conv2d, node ConvolutionBackward0): its gradient is one
 //   entry of the gradient table, which calls conv2d_backward.
+// - A device with its own convolution kernel (the KernelTable's optional conv2d slot) runs it:
+//   on the cpu oneDNN for float32 (backends/cpu/onednn_conv.cpp), forward and both backward
+//   passes. Everything else, and second derivatives, take the generic path.
 // - The generic path runs on every device with the device's own kernels: the zero-padded input's
 //   windows are an as_strided view [C, KH, KW, N, OH, OW] of it, copied into columns
 //   [C * KH * KW, N * OH * OW] (im2col), then one GEMM per group gives [OC, N * OH * OW]. On an
@@ -21,6 +24,7 @@
 #include "ctorch/grad_mode.h"
 #include "ctorch/ops.h"
 #include "ops/grad_hook.h"
+#include "ops/launch.h"
 
 namespace ctorch {
 
@@ -58,15 +62,15 @@ void check_conv(const Tensor& input, const Tensor& x, const Tensor& weight, cons
   CTORCH_CHECK_DEVICE(input.device() == weight.device(), "Input type (", input.type_string(), ") and weight type (",
                       weight.type_string(),
                       ") should be the same or input should be a MKLDNN tensor and weight is a dense tensor");
-  CTORCH_CHECK_TYPE(input.dtype() == weight.dtype(), "expected scalar type ", scalar_type_cpp_name(weight.dtype()),
-                    " but found ", scalar_type_cpp_name(input.dtype()));
-  CTORCH_CHECK_TYPE(is_floating_point(input.dtype()) || is_integral(input.dtype(), /*include_bool=*/false),
-                    "conv2d: expected a floating point or integer input, got ", scalar_type_name(input.dtype()));
+  CTORCH_CHECK(input.dtype() == weight.dtype(), "expected scalar type ", scalar_type_cpp_name(input.dtype()),
+                    " but found ", scalar_type_cpp_name(weight.dtype()));
+  CTORCH_CHECK(is_floating_point(input.dtype()) || is_integral(input.dtype(), /*include_bool=*/false),
+               "\"conv2d\" not implemented for '", scalar_type_cpp_name(input.dtype()), "'");
   if (bias.defined()) {
     CTORCH_CHECK_DEVICE(bias.device() == input.device(), "Input type (", input.type_string(), ") and bias type (",
                         bias.type_string(), ") should be the same");
-    CTORCH_CHECK_TYPE(bias.dtype() == input.dtype(), "Input type (", scalar_type_name(input.dtype()),
-                      ") and bias type (", scalar_type_name(bias.dtype()), ") should be the same");
+    CTORCH_CHECK(bias.dtype() == input.dtype(), "Input type (", type_meta_name(input.dtype()), ") and bias type (",
+                 type_meta_name(bias.dtype()), ") should be the same");
   }
   for (int i = 0; i < 2; ++i) {
     CTORCH_CHECK(p.stride[i] > 0, "non-positive stride is not supported");
@@ -156,9 +160,36 @@ Tensor grouped_mm(const Tensor& a, bool trans_a, const Tensor& b, bool trans_b, 
   return r.reshape({groups * r.size(1), r.size(2)});
 }
 
+// The arguments of the device's own convolution kernel for one pass over shape `s`.
+ops::ConvKernelArgs kernel_args(ops::ConvPass pass, ScalarType dtype, const ConvShape& s, const ConvParams& p) {
+  ops::ConvKernelArgs a;
+  a.pass = pass;
+  a.dtype = dtype;
+  a.n = s.n, a.c = s.c, a.h = s.h, a.w = s.w, a.oc = s.oc, a.kh = s.kh, a.kw = s.kw, a.oh = s.oh, a.ow = s.ow;
+  a.params = p;
+  return a;
+}
+
+// The device's own convolution kernel (cpu: oneDNN), or null when it has none or the shape is empty.
+const ops::KernelTable* own_kernel(Device device, const ConvShape& s) {
+  const ops::KernelTable& k = ops::kernels_for(device);
+  if (k.conv2d == nullptr || s.n == 0 || s.c == 0 || s.oc == 0) return nullptr;
+  return &k;
+}
+
 // The forward computation on a batched input (no recording: the caller records).
 Tensor conv2d_forward(const Tensor& x, const Tensor& weight, const Tensor& bias, const ConvParams& p) {
   const ConvShape s = shape_of(x.sizes(), weight.sizes(), p);
+  if (const ops::KernelTable* k = own_kernel(x.device(), s)) {
+    const Tensor xc = x.contiguous(), wc = weight.contiguous(), bc = bias.defined() ? bias.contiguous() : Tensor();
+    Tensor out = empty({s.n, s.oc, s.oh, s.ow}, x.options());
+    ops::ConvKernelArgs a = kernel_args(ops::ConvPass::Forward, x.dtype(), s, p);
+    a.input = xc.data_ptr();
+    a.weight = wc.data_ptr();
+    a.bias = bc.defined() ? bc.data_ptr() : nullptr;
+    a.output = out.data_ptr();
+    if (k->conv2d(a, ops::stream_for(x.device()))) return out;
+  }
   const Tensor cols = im2col(padded(x, p), s, p);
   const Tensor out2d = grouped_mm(weight.reshape({s.oc, -1}), false, cols, false, p.groups);  // [OC, N * L]
   Tensor out = out2d.view({s.oc, s.n, s.oh, s.ow}).permute({1, 0, 2, 3}).contiguous();
@@ -201,8 +232,37 @@ std::tuple<Tensor, Tensor, Tensor> conv2d_backward(const Tensor& grad, const Ten
                                                    const Tensor& weight, IntArrayRef weight_sizes,
                                                    const ConvParams& p, std::array<bool, 3> wanted) {
   const ConvShape s = shape_of(input_sizes, weight_sizes, p);
-  const Tensor g2d = grad.permute({1, 0, 2, 3}).reshape({s.oc, s.n * s.oh * s.ow});  // [OC, N * L]
   Tensor grad_input, grad_weight, grad_bias;
+  const ops::KernelTable* k = GradMode::is_enabled() ? nullptr : own_kernel(grad.device(), s);
+  if (k != nullptr) {  // the device's own kernels; what they do not cover falls through
+    const Tensor gc = grad.contiguous();
+    const Stream stream = ops::stream_for(grad.device());
+    if (wanted[0]) {
+      const Tensor wc = weight.contiguous();
+      Tensor gi = empty(input_sizes, grad.options());
+      ops::ConvKernelArgs a = kernel_args(ops::ConvPass::BackwardData, grad.dtype(), s, p);
+      a.grad_output = gc.data_ptr();
+      a.weight = wc.data_ptr();
+      a.grad_input = gi.data_ptr();
+      if (k->conv2d(a, stream)) grad_input = gi, wanted[0] = false;
+    }
+    if (wanted[1]) {
+      const Tensor xc = input.contiguous();
+      Tensor gw = empty(weight_sizes, grad.options());
+      Tensor gb = wanted[2] ? empty({s.oc}, grad.options()) : Tensor();
+      ops::ConvKernelArgs a = kernel_args(ops::ConvPass::BackwardWeights, grad.dtype(), s, p);
+      a.input = xc.data_ptr();
+      a.grad_output = gc.data_ptr();
+      a.grad_weight = gw.data_ptr();
+      a.grad_bias = gb.defined() ? gb.data_ptr() : nullptr;
+      if (k->conv2d(a, stream)) {
+        grad_weight = gw, wanted[1] = false;
+        if (gb.defined()) grad_bias = gb, wanted[2] = false;
+      }
+    }
+  }
+  const Tensor g2d = wanted[0] || wanted[1] ? grad.permute({1, 0, 2, 3}).reshape({s.oc, s.n * s.oh * s.ow})
+                                            : Tensor();  // [OC, N * L]
   if (wanted[0]) {
     const Tensor cols = grouped_mm(weight.reshape({s.oc, -1}), true, g2d, false, p.groups);  // [C * KK, N * L]
     grad_input = unpadded(col2im(cols, s, p), s, p);

@@ -1,6 +1,7 @@
 // KernelTable: what each backend provides to the op layer, one entry per op family.
 // The op layer validates arguments and builds plans; a backend only runs them on a stream.
-// Every slot is required; a backend fills all of them (cpu, emulated, cuda).
+// Every slot is required (a backend fills all of them: cpu, emulated, cuda), except those marked
+// optional.
 #pragma once
 
 #include <cstdint>
@@ -38,6 +39,25 @@ struct ConvParams {
   int64_t padding[2] = {0, 0};
   int64_t dilation[2] = {1, 1};
   int64_t groups = 1;
+};
+
+/// Which computation of a 2-d convolution a backend kernel runs.
+enum class ConvPass : int8_t { Forward, BackwardData, BackwardWeights };
+
+/// One 2-d convolution for a backend's own kernel: contiguous NCHW tensors, weight [OC, C / groups, KH, KW].
+struct ConvKernelArgs {
+  ConvPass pass = ConvPass::Forward;
+  ScalarType dtype = kFloat;
+  int64_t n = 0, c = 0, h = 0, w = 0, oc = 0, kh = 0, kw = 0, oh = 0, ow = 0;
+  ConvParams params;
+  const void* input = nullptr;        ///< Forward, BackwardWeights
+  const void* weight = nullptr;       ///< Forward, BackwardData
+  const void* bias = nullptr;         ///< Forward (may be null)
+  void* output = nullptr;             ///< Forward
+  const void* grad_output = nullptr;  ///< BackwardData, BackwardWeights
+  void* grad_input = nullptr;         ///< BackwardData
+  void* grad_weight = nullptr;        ///< BackwardWeights
+  void* grad_bias = nullptr;          ///< BackwardWeights (may be null)
 };
 
 /// What a backend compiles for a jiterator kernel (Note [Jiterator] in src/jiterator/jiterator.cpp).
@@ -118,6 +138,9 @@ struct KernelTable {
   /// out = the unnormalized batched FFT `plan` of `in` (contiguous rows, kernels/fft_plan.h); only C2R may
   /// overwrite `in`. On cuda devices the plan comes from the device's plan cache (ops/fft_plan_cache.h).
   void (*fft)(const kernels::FftPlan& plan, const void* in, void* out, Stream stream);
+  /// Optional: the backend's own 2-d convolution (cpu: oneDNN). Returns false for a case it does not
+  /// cover; null, or false, runs the op layer's im2col + GEMM (Note [Convolution] in ops/conv.cpp).
+  bool (*conv2d)(const ConvKernelArgs& args, Stream stream) = nullptr;
 };
 
 }  // namespace ctorch::ops

@@ -70,12 +70,6 @@ Tensor Tensor::logical_not() const {
 
 namespace {
 
-// The type name c10's TypeMeta prints ("long int"): clamp_'s cast error uses it for self's dtype.
-const char* type_meta_name(ScalarType t) {
-  static const char* names[] = {"unsigned char", "signed char", "short int", "int",  "long int",
-                                "c10::Half",     "float",       "double",    "bool", "c10::BFloat16"};
-  return names[static_cast<int>(t)];
-}
 
 // at::clamp's manual type promotion: a floating self keeps its dtype; otherwise the bounds take
 // part as wrapped numbers (an integer tensor with a float bound gives the default float dtype).

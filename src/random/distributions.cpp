@@ -47,24 +47,6 @@ double float_max(ScalarType t) {
   }
 }
 
-// caffe2::TypeMeta's name of a dtype, used in PyTorch's bounds messages.
-const char* type_meta_name(ScalarType t) {
-  switch (t) {
-    case kUInt8: return "unsigned char";
-    case kInt8: return "signed char";
-    case kInt16: return "short int";
-    case kInt32: return "int";
-    case kInt64: return "long int";
-    case kFloat16: return "c10::Half";
-    case kFloat32: return "float";
-    case kFloat64: return "double";
-    case kBool: return "bool";
-    case kBFloat16: return "c10::BFloat16";
-    case kComplexFloat: return "c10::complex<float>";
-    case kComplexDouble: return "c10::complex<double>";
-  }
-  return "?";
-}
 
 // The error AT_DISPATCH raises for a dtype a kernel does not handle.
 [[noreturn]] void throw_dispatch_error(const char* kernel, ScalarType t) {

@@ -9,6 +9,7 @@ linear = _nn.linear
 batch_norm = _nn.batch_norm
 layer_norm = _nn.layer_norm
 conv2d = _nn.conv2d
+conv1d = _nn.conv1d
 avg_pool2d = _nn.avg_pool2d
 
 

@@ -1,0 +1,178 @@
+// Convolutional workloads, ctorch vs libtorch in one run, each library at its default thread
+// settings (as a user runs it): conv2d forward at MNIST shapes (3x3 and 5x5 kernels, the first
+// and second layers), conv2d forward + backward, and one SGD step of a small conv net (two 3x3
+// convolutions with ReLU, a linear layer, cross entropy, batch 64 of 1x28x28). A table of time
+// ratios (libtorch / ctorch; above 1 means ctorch is faster) closes the run.
+// Usage: ctorch_conv_bench [--benchmark_filter=...] [--benchmark_repetitions=N]
+#include <benchmark/benchmark.h>
+
+#include <cstdio>
+#include <map>
+#include <string>
+#include <vector>
+
+#include <ctorch/ctorch.h>
+
+#ifdef CTORCH_BENCH_LIBTORCH
+#include <torch/torch.h>
+#endif
+
+namespace {
+
+/// One conv2d shape: input [N, C, H, W], weight [OC, C, K, K].
+struct ConvShape {
+  const char* name;
+  int64_t n, c, h, oc, k;
+};
+
+const ConvShape kShapes[] = {
+    {"conv3x3_1to32_28", 64, 1, 28, 32, 3},
+    {"conv3x3_32to64_26", 64, 32, 26, 64, 3},
+    {"conv5x5_1to10_28", 64, 1, 28, 10, 5},
+    {"conv5x5_10to20_12", 64, 10, 12, 20, 5},
+};
+
+// ---- ctorch ---------------------------------------------------------------------------------
+void ct_forward(benchmark::State& s, ConvShape c) {
+  using namespace ctorch;
+  manual_seed(0);
+  const Tensor x = rand({c.n, c.c, c.h, c.h}), w = rand({c.oc, c.c, c.k, c.k}), b = rand({c.oc});
+  for (auto _ : s) benchmark::DoNotOptimize(conv2d(x, w, b).data_ptr());
+}
+
+void ct_forward_backward(benchmark::State& s, ConvShape c) {
+  using namespace ctorch;
+  manual_seed(0);
+  const Tensor x = rand({c.n, c.c, c.h, c.h}).requires_grad_(), w = rand({c.oc, c.c, c.k, c.k}).requires_grad_();
+  const Tensor b = rand({c.oc}).requires_grad_();
+  for (auto _ : s) {
+    conv2d(x, w, b).sum().backward();
+    x.mutable_grad() = Tensor();
+    w.mutable_grad() = Tensor();
+    b.mutable_grad() = Tensor();
+  }
+}
+
+void ct_convnet_step(benchmark::State& s) {
+  using namespace ctorch;
+  manual_seed(0);
+  nn::Conv2d conv1(1, 32, 3), conv2(32, 64, 3);
+  nn::Linear fc(64 * 24 * 24, 10);
+  std::vector<Tensor> params;
+  for (auto* m : std::initializer_list<nn::Module*>{&conv1, &conv2, &fc}) {
+    for (const Tensor& p : m->parameters()) params.push_back(p);
+  }
+  optim::SGD opt(params, optim::SGDOptions(0.01).momentum(0.5));
+  const Tensor x = rand({64, 1, 28, 28});
+  const Tensor target = randint(0, 10, {64});
+  for (auto _ : s) {
+    opt.zero_grad();
+    const Tensor h = conv2(conv1(x).relu()).relu().flatten(1);
+    nn::functional::cross_entropy(fc(h), target).backward();
+    opt.step();
+  }
+}
+
+#ifdef CTORCH_BENCH_LIBTORCH
+// ---- libtorch -------------------------------------------------------------------------------
+void lt_forward(benchmark::State& s, ConvShape c) {
+  torch::manual_seed(0);
+  torch::NoGradGuard no_grad;
+  const torch::Tensor x = torch::rand({c.n, c.c, c.h, c.h}), w = torch::rand({c.oc, c.c, c.k, c.k});
+  const torch::Tensor b = torch::rand({c.oc});
+  for (auto _ : s) benchmark::DoNotOptimize(torch::conv2d(x, w, b).data_ptr());
+}
+
+void lt_forward_backward(benchmark::State& s, ConvShape c) {
+  torch::manual_seed(0);
+  const torch::Tensor x = torch::rand({c.n, c.c, c.h, c.h}).requires_grad_();
+  const torch::Tensor w = torch::rand({c.oc, c.c, c.k, c.k}).requires_grad_(), b = torch::rand({c.oc}).requires_grad_();
+  for (auto _ : s) {
+    torch::conv2d(x, w, b).sum().backward();
+    x.mutable_grad().reset();
+    w.mutable_grad().reset();
+    b.mutable_grad().reset();
+  }
+}
+
+void lt_convnet_step(benchmark::State& s) {
+  torch::manual_seed(0);
+  torch::nn::Conv2d conv1(1, 32, 3), conv2(32, 64, 3);
+  torch::nn::Linear fc(64 * 24 * 24, 10);
+  std::vector<torch::Tensor> params;
+  for (const auto& p : conv1->parameters()) params.push_back(p);
+  for (const auto& p : conv2->parameters()) params.push_back(p);
+  for (const auto& p : fc->parameters()) params.push_back(p);
+  torch::optim::SGD opt(params, torch::optim::SGDOptions(0.01).momentum(0.5));
+  const torch::Tensor x = torch::rand({64, 1, 28, 28});
+  const torch::Tensor target = torch::randint(0, 10, {64});
+  for (auto _ : s) {
+    opt.zero_grad();
+    const torch::Tensor h = conv2(conv1(x).relu()).relu().flatten(1);
+    torch::nn::functional::cross_entropy(fc(h), target).backward();
+    opt.step();
+  }
+}
+#endif
+
+class RatioReporter : public benchmark::ConsoleReporter {
+ public:
+  void ReportRuns(const std::vector<Run>& runs) override {
+    ConsoleReporter::ReportRuns(runs);
+    for (const Run& r : runs) {
+      if (r.run_type == Run::RT_Iteration || r.aggregate_name == "median") {
+        std::string name = r.run_name.str();
+        const std::string real_time = "/real_time";
+        if (auto at = name.find(real_time); at != std::string::npos) name.erase(at, real_time.size());
+        times_[name] = r.GetAdjustedRealTime();
+      }
+    }
+  }
+  std::map<std::string, double> times_;
+};
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::vector<std::string> workloads;
+  auto add = [&](const std::string& name, auto ct, auto lt) {
+    workloads.push_back(name);
+    benchmark::RegisterBenchmark(("ctorch/" + name).c_str(), ct)->Unit(benchmark::kMicrosecond)->UseRealTime();
+#ifdef CTORCH_BENCH_LIBTORCH
+    benchmark::RegisterBenchmark(("libtorch/" + name).c_str(), lt)->Unit(benchmark::kMicrosecond)->UseRealTime();
+#else
+    (void)lt;
+#endif
+  };
+#ifdef CTORCH_BENCH_LIBTORCH
+#define CTORCH_LT_(f) f
+#else
+#define CTORCH_LT_(f) nullptr
+#endif
+  for (const ConvShape& c : kShapes) {
+    add(std::string("fwd_") + c.name, [c](benchmark::State& s) { ct_forward(s, c); },
+        [c](benchmark::State& s) { CTORCH_LT_(lt_forward)(s, c); });
+    add(std::string("fwd_bwd_") + c.name, [c](benchmark::State& s) { ct_forward_backward(s, c); },
+        [c](benchmark::State& s) { CTORCH_LT_(lt_forward_backward)(s, c); });
+  }
+  add("convnet_sgd_step", ct_convnet_step, CTORCH_LT_(lt_convnet_step));
+  benchmark::Initialize(&argc, argv);
+  RatioReporter reporter;
+  benchmark::RunSpecifiedBenchmarks(&reporter);
+#ifdef CTORCH_BENCH_LIBTORCH
+  std::printf("\nthreads: ctorch %d, libtorch %d (each library's default)\n", ctorch::get_num_threads(),
+              torch::get_num_threads());
+#endif
+  std::printf("%-28s %14s %14s %10s\n", "workload", "ctorch", "libtorch", "speedup");
+  for (const std::string& name : workloads) {
+    auto ct = reporter.times_.find("ctorch/" + name);
+    auto lt = reporter.times_.find("libtorch/" + name);
+    if (ct == reporter.times_.end()) continue;
+    if (lt == reporter.times_.end()) {
+      std::printf("%-28s %11.1f us %14s %10s\n", name.c_str(), ct->second, "-", "-");
+    } else {
+      std::printf("%-28s %11.1f us %11.1f us %9.2fx\n", name.c_str(), ct->second, lt->second, lt->second / ct->second);
+    }
+  }
+  return 0;
+}

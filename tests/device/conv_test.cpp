@@ -1,0 +1,104 @@
+// conv2d on every backend against the generic path in float64 on the cpu (Note [Convolution]): on
+// the cpu, float32 runs oneDNN's forward and both backward passes; on an emulated device the
+// im2col + GEMM path walks the device's kernels. Geometries cover stride, padding, dilation,
+// groups, no bias, a negative oneDNN right padding (which falls back) and an empty batch.
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "ctorch/conv.h"
+#include "ctorch/factories.h"
+#include "ctorch/ops.h"
+#include "ctorch/random.h"
+#include "device/device_test.h"
+
+namespace ctorch::testing {
+namespace {
+
+struct Geometry {
+  std::string name;
+  std::vector<int64_t> input, weight;
+  std::vector<int64_t> stride, padding, dilation;
+  int64_t groups;
+  bool bias;
+};
+
+const std::vector<Geometry>& geometries() {
+  static const std::vector<Geometry> all = {
+      {"plain_3x3", {2, 3, 7, 6}, {4, 3, 3, 3}, {1}, {0}, {1}, 1, true},
+      {"stride_padding_dilation", {2, 2, 9, 8}, {3, 2, 3, 2}, {2, 1}, {1, 2}, {2, 1}, 1, false},
+      {"groups", {2, 4, 6, 6}, {6, 2, 3, 3}, {1}, {1}, {1}, 2, true},
+      {"mnist_5x5", {3, 1, 28, 28}, {10, 1, 5, 5}, {1}, {0}, {1}, 1, true},
+      {"negative_right_padding", {2, 3, 6, 6}, {2, 3, 1, 1}, {2}, {0}, {1}, 1, true},
+      {"empty_batch", {0, 3, 5, 5}, {4, 3, 3, 3}, {1}, {1}, {1}, 1, true},
+  };
+  return all;
+}
+
+class Conv : public DeviceTest {};
+
+TEST_P(Conv, Float32MatchesTheFloat64GenericPath) {
+  for (const Geometry& g : geometries()) {
+    SCOPED_TRACE(g.name);
+    manual_seed(3);
+    const Tensor x64 = randn(g.input, TensorOptions().dtype(kDouble));
+    const Tensor w64 = randn(g.weight, TensorOptions().dtype(kDouble));
+    const Tensor b64 = g.bias ? randn({g.weight[0]}, TensorOptions().dtype(kDouble)) : Tensor();
+    auto run = [&](ScalarType dtype, Device device) {
+      const Tensor x = x64.to(device, dtype).detach().requires_grad_();
+      const Tensor w = w64.to(device, dtype).detach().requires_grad_();
+      const Tensor b = g.bias ? b64.to(device, dtype).detach().requires_grad_() : Tensor();
+      const Tensor out = conv2d(x, w, b, g.stride, g.padding, g.dilation, g.groups);
+      manual_seed(4);
+      const Tensor seed = randn(out.sizes(), TensorOptions().dtype(kDouble)).to(device, dtype);
+      if (out.numel() > 0) (out * seed).sum().backward();
+      std::vector<Tensor> r{out.detach()};
+      for (const Tensor& t : {x, w, b}) {
+        if (t.defined()) r.push_back(t.grad().defined() ? t.grad() : zeros_like(t));
+      }
+      return r;
+    };
+    const std::vector<Tensor> want = run(kDouble, Device(DeviceType::CPU));
+    const std::vector<Tensor> got = run(kFloat, device());
+    ASSERT_EQ(got.size(), want.size());
+    for (size_t i = 0; i < got.size(); ++i) {
+      SCOPED_TRACE("result " + std::to_string(i) + " (output, grad input, grad weight, grad bias)");
+      EXPECT_EQ(got[i].device(), device());
+      EXPECT_EQ(got[i].dtype(), kFloat);
+      EXPECT_EQ(got[i].sizes(), want[i].sizes());
+      EXPECT_TRUE(got[i].cpu().to(kDouble).allclose(want[i], 1e-4, 1e-4));
+    }
+  }
+}
+
+TEST_P(Conv, NodeIsConvolutionBackward) {
+  const Tensor x = ones({1, 2, 4, 4}, on_device()).requires_grad_();
+  const Tensor out = conv2d(x, ones({3, 2, 3, 3}, on_device()));
+  EXPECT_EQ(out.grad_fn()->name(), "ConvolutionBackward0");
+  EXPECT_EQ(out.sizes(), IntArrayRef({1, 3, 2, 2}));
+  EXPECT_EQ(out.cpu().flatten()[0].item<float>(), 18.0f);
+}
+
+TEST_P(Conv, ErrorsNameWhatWasExpectedAndChangeNothing) {
+  const Tensor x = zeros({2, 3, 8, 8}, on_device());
+  EXPECT_THROW(conv2d(x, zeros({4, 2, 3, 3}, on_device())), Error);
+  EXPECT_THROW(conv2d(x, zeros({4, 3, 3, 3}, on_device(kDouble))), Error);
+  EXPECT_THROW(conv2d(x.to(kBool), zeros({4, 3, 3, 3}, on_device(kBool))), Error);
+  EXPECT_THROW(conv2d(x, zeros({4, 3, 3, 3}, on_device()), {}, {0}), Error);
+  EXPECT_THROW(conv2d(x, zeros({4, 3, 9, 9}, on_device())), Error);
+  if (is_cuda()) EXPECT_THROW(conv2d(x, zeros({4, 3, 3, 3})), DeviceError);
+  try {
+    conv2d(x, zeros({4, 3, 3, 3}, on_device()), zeros({3}, on_device()));
+    FAIL() << "a bias of the wrong size was accepted";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("expected bias to be 1-dimensional with 4 elements, but got bias of size [3]"),
+              std::string::npos)
+        << e.what();
+  }
+}
+
+CTORCH_INSTANTIATE_DEVICE_TESTS(Conv);
+
+}  // namespace
+}  // namespace ctorch::testing
