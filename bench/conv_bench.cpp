@@ -13,6 +13,8 @@
 
 #include <ctorch/ctorch.h>
 
+#include "ratio_reporter.h"
+
 #ifdef CTORCH_BENCH_LIBTORCH
 #include <torch/torch.h>
 #endif
@@ -115,21 +117,6 @@ void lt_convnet_step(benchmark::State& s) {
 }
 #endif
 
-class RatioReporter : public benchmark::ConsoleReporter {
- public:
-  void ReportRuns(const std::vector<Run>& runs) override {
-    ConsoleReporter::ReportRuns(runs);
-    for (const Run& r : runs) {
-      if (r.run_type == Run::RT_Iteration || r.aggregate_name == "median") {
-        std::string name = r.run_name.str();
-        const std::string real_time = "/real_time";
-        if (auto at = name.find(real_time); at != std::string::npos) name.erase(at, real_time.size());
-        times_[name] = r.GetAdjustedRealTime();
-      }
-    }
-  }
-  std::map<std::string, double> times_;
-};
 
 }  // namespace
 
@@ -157,7 +144,7 @@ int main(int argc, char** argv) {
   }
   add("convnet_sgd_step", ct_convnet_step, CTORCH_LT_(lt_convnet_step));
   benchmark::Initialize(&argc, argv);
-  RatioReporter reporter;
+  ctorch_bench::RatioReporter reporter;
   benchmark::RunSpecifiedBenchmarks(&reporter);
 #ifdef CTORCH_BENCH_LIBTORCH
   std::printf("\nthreads: ctorch %d, libtorch %d (each library's default)\n", ctorch::get_num_threads(),

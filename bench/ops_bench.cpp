@@ -12,6 +12,8 @@
 
 #include <ctorch/ctorch.h>
 
+#include "ratio_reporter.h"
+
 #ifdef CTORCH_BENCH_LIBTORCH
 #include <torch/torch.h>
 #endif
@@ -159,23 +161,6 @@ const Pair kPairs[] = {
     CTORCH_PAIR_(matmul, 256),         CTORCH_PAIR_(matmul, 1024),          CTORCH_PAIR_(matmul, 2048),
 };
 
-// Collects real time per benchmark name so the ratio table can be printed after the run.
-class RatioReporter : public benchmark::ConsoleReporter {
- public:
-  void ReportRuns(const std::vector<Run>& runs) override {
-    ConsoleReporter::ReportRuns(runs);
-    for (const Run& r : runs) {
-      if (r.run_type == Run::RT_Iteration || r.aggregate_name == "median") {
-        std::string name = r.run_name.str();  // without the aggregate suffix
-        const std::string real_time = "/real_time";
-        if (auto at = name.find(real_time); at != std::string::npos) name.erase(at, real_time.size());
-        times_[name] = r.GetAdjustedRealTime();
-        if (r.counters.count("bytes_per_second")) bw_[name] = r.counters.at("bytes_per_second");
-      }
-    }
-  }
-  std::map<std::string, double> times_, bw_;
-};
 
 }  // namespace
 
@@ -196,7 +181,7 @@ int main(int argc, char** argv) {
 #ifdef CTORCH_BENCH_LIBTORCH
   torch::set_num_threads(ctorch::get_num_threads());
 #endif
-  RatioReporter reporter;
+  ctorch_bench::RatioReporter reporter;
   benchmark::RunSpecifiedBenchmarks(&reporter);
 
   std::cout << "\nthreads: " << ctorch::get_num_threads() << "\n";

@@ -10,6 +10,8 @@
 
 #include <ctorch/ctorch.h>
 
+#include "ratio_reporter.h"
+
 #ifdef CTORCH_BENCH_LIBTORCH
 #include <torch/torch.h>
 #endif
@@ -110,21 +112,6 @@ struct Pair {
 
 const Pair kPairs[] = {CTORCH_PAIR_(recorded_add), CTORCH_PAIR_(linear_regression), CTORCH_PAIR_(mlp_step)};
 
-class RatioReporter : public benchmark::ConsoleReporter {
- public:
-  void ReportRuns(const std::vector<Run>& runs) override {
-    ConsoleReporter::ReportRuns(runs);
-    for (const Run& r : runs) {
-      if (r.run_type == Run::RT_Iteration || r.aggregate_name == "median") {
-        std::string name = r.run_name.str();
-        const std::string real_time = "/real_time";
-        if (auto at = name.find(real_time); at != std::string::npos) name.erase(at, real_time.size());
-        times_[name] = r.GetAdjustedRealTime();
-      }
-    }
-  }
-  std::map<std::string, double> times_;
-};
 
 }  // namespace
 
@@ -143,7 +130,7 @@ int main(int argc, char** argv) {
 #ifdef CTORCH_BENCH_LIBTORCH
   torch::set_num_threads(ctorch::get_num_threads());
 #endif
-  RatioReporter reporter;
+  ctorch_bench::RatioReporter reporter;
   benchmark::RunSpecifiedBenchmarks(&reporter);
   std::printf("\nthreads: %d\n%-20s %14s %14s %10s\n", ctorch::get_num_threads(), "workload", "ctorch", "libtorch",
               "speedup");
