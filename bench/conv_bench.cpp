@@ -1,7 +1,9 @@
 // Convolutional workloads, ctorch vs libtorch in one run, each library at its default thread
 // settings (as a user runs it): conv2d forward at MNIST shapes (3x3 and 5x5 kernels, the first
-// and second layers), conv2d forward + backward, and one SGD step of a small conv net (two 3x3
-// convolutions with ReLU, a linear layer, cross entropy, batch 64 of 1x28x28). A table of time
+// and second layers), conv2d forward + backward, one SGD step of a small conv net (two 3x3
+// convolutions with ReLU, a linear layer, cross entropy, batch 64 of 1x28x28), max_pool2d forward
+// + backward, and one SGD step of PyTorch's MNIST example's Net (without its dropouts). With
+// CTORCH_EMULATED_CUDA=1 the conv net step also runs on an emulated GPU (ctorch only). A table of time
 // ratios (libtorch / ctorch; above 1 means ctorch is faster) closes the run.
 // Usage: ctorch_conv_bench [--benchmark_filter=...] [--benchmark_repetitions=N]
 #include <benchmark/benchmark.h>
@@ -55,13 +57,49 @@ void ct_forward_backward(benchmark::State& s, ConvShape c) {
   }
 }
 
-void ct_convnet_step(benchmark::State& s) {
+void ct_convnet_step_on(benchmark::State& s, ctorch::Device device) {
   using namespace ctorch;
   manual_seed(0);
   nn::Conv2d conv1(1, 32, 3), conv2(32, 64, 3);
   nn::Linear fc(64 * 24 * 24, 10);
   std::vector<Tensor> params;
   for (auto* m : std::initializer_list<nn::Module*>{&conv1, &conv2, &fc}) {
+    m->to(device);
+    for (const Tensor& p : m->parameters()) params.push_back(p);
+  }
+  optim::SGD opt(params, optim::SGDOptions(0.01).momentum(0.5));
+  const Tensor x = rand({64, 1, 28, 28}).to(device);
+  const Tensor target = randint(0, 10, {64}).to(device);
+  for (auto _ : s) {
+    opt.zero_grad();
+    const Tensor h = conv2(conv1(x).relu()).relu().flatten(1);
+    nn::functional::cross_entropy(fc(h), target).backward();
+    opt.step();
+  }
+  if (device.is_cuda()) ctorch::cuda::synchronize();
+}
+
+void ct_convnet_step(benchmark::State& s) { ct_convnet_step_on(s, ctorch::Device(ctorch::DeviceType::CPU)); }
+
+void ct_max_pool_forward_backward(benchmark::State& s) {
+  using namespace ctorch;
+  manual_seed(0);
+  const Tensor x = rand({64, 32, 26, 26}).requires_grad_();
+  for (auto _ : s) {
+    max_pool2d(x, {2}).sum().backward();
+    x.mutable_grad() = Tensor();
+  }
+}
+
+// PyTorch's MNIST example's Net without its dropouts: conv 5x5, max_pool 2, relu, conv 5x5, max_pool 2,
+// relu, linear 320 -> 50, relu, linear 50 -> 10, log_softmax, nll_loss; SGD with momentum.
+void ct_mnist_net_step(benchmark::State& s) {
+  using namespace ctorch;
+  manual_seed(0);
+  nn::Conv2d conv1(1, 10, 5), conv2(10, 20, 5);
+  nn::Linear fc1(320, 50), fc2(50, 10);
+  std::vector<Tensor> params;
+  for (auto* m : std::initializer_list<nn::Module*>{&conv1, &conv2, &fc1, &fc2}) {
     for (const Tensor& p : m->parameters()) params.push_back(p);
   }
   optim::SGD opt(params, optim::SGDOptions(0.01).momentum(0.5));
@@ -69,8 +107,10 @@ void ct_convnet_step(benchmark::State& s) {
   const Tensor target = randint(0, 10, {64});
   for (auto _ : s) {
     opt.zero_grad();
-    const Tensor h = conv2(conv1(x).relu()).relu().flatten(1);
-    nn::functional::cross_entropy(fc(h), target).backward();
+    Tensor h = max_pool2d(conv1(x), {2}).relu();
+    h = max_pool2d(conv2(h), {2}).relu().view({-1, 320});
+    h = fc2(fc1(h).relu()).log_softmax(1);
+    nn::functional::nll_loss(h, target).backward();
     opt.step();
   }
 }
@@ -115,8 +155,38 @@ void lt_convnet_step(benchmark::State& s) {
     opt.step();
   }
 }
-#endif
 
+void lt_max_pool_forward_backward(benchmark::State& s) {
+  torch::manual_seed(0);
+  const torch::Tensor x = torch::rand({64, 32, 26, 26}).requires_grad_();
+  for (auto _ : s) {
+    torch::max_pool2d(x, {2}).sum().backward();
+    x.mutable_grad().reset();
+  }
+}
+
+void lt_mnist_net_step(benchmark::State& s) {
+  torch::manual_seed(0);
+  torch::nn::Conv2d conv1(1, 10, 5), conv2(10, 20, 5);
+  torch::nn::Linear fc1(320, 50), fc2(50, 10);
+  std::vector<torch::Tensor> params;
+  for (const auto& p : conv1->parameters()) params.push_back(p);
+  for (const auto& p : conv2->parameters()) params.push_back(p);
+  for (const auto& p : fc1->parameters()) params.push_back(p);
+  for (const auto& p : fc2->parameters()) params.push_back(p);
+  torch::optim::SGD opt(params, torch::optim::SGDOptions(0.01).momentum(0.5));
+  const torch::Tensor x = torch::rand({64, 1, 28, 28});
+  const torch::Tensor target = torch::randint(0, 10, {64});
+  for (auto _ : s) {
+    opt.zero_grad();
+    torch::Tensor h = torch::max_pool2d(conv1(x), {2}).relu();
+    h = torch::max_pool2d(conv2(h), {2}).relu().view({-1, 320});
+    h = fc2(fc1(h).relu()).log_softmax(1);
+    torch::nll_loss(h, target).backward();
+    opt.step();
+  }
+}
+#endif
 
 }  // namespace
 
@@ -143,6 +213,15 @@ int main(int argc, char** argv) {
         [c](benchmark::State& s) { CTORCH_LT_(lt_forward_backward)(s, c); });
   }
   add("convnet_sgd_step", ct_convnet_step, CTORCH_LT_(lt_convnet_step));
+  add("max_pool2d_fwd_bwd_32x26", ct_max_pool_forward_backward, CTORCH_LT_(lt_max_pool_forward_backward));
+  add("mnist_net_sgd_step", ct_mnist_net_step, CTORCH_LT_(lt_mnist_net_step));
+  if (ctorch::cuda::is_available()) {  // CTORCH_EMULATED_CUDA=1: the same step on an emulated GPU
+    const std::string name = "convnet_sgd_step_on_cuda0";
+    workloads.push_back(name);
+    benchmark::RegisterBenchmark(("ctorch/" + name).c_str(), [](benchmark::State& s) {
+      ct_convnet_step_on(s, ctorch::Device(ctorch::DeviceType::CUDA, 0));
+    })->Unit(benchmark::kMicrosecond)->UseRealTime();
+  }
   benchmark::Initialize(&argc, argv);
   ctorch_bench::RatioReporter reporter;
   benchmark::RunSpecifiedBenchmarks(&reporter);

@@ -14,9 +14,9 @@ namespace functional {
 /// 2-d convolution of input [N, C, H, W] (or [C, H, W]) with weight [OC, C / groups, KH, KW] (ctorch::conv2d).
 Tensor conv2d(const Tensor& input, const Tensor& weight, const Tensor& bias = Tensor(), Pair2 stride = {1, 1},
               Pair2 padding = {0, 0}, Pair2 dilation = {1, 1}, int64_t groups = 1);
-/// Maximum over each window (padding counts as -inf).
+/// Maximum over each window (padding counts as -inf; ctorch::max_pool2d; stride {0, 0}: the kernel size).
 Tensor max_pool2d(const Tensor& input, Pair2 kernel_size, Pair2 stride = {0, 0}, Pair2 padding = {0, 0},
-                  Pair2 dilation = {1, 1});
+                  Pair2 dilation = {1, 1}, bool ceil_mode = false);
 /// Mean over each window (padding counts as zeros: count_include_pad=True).
 Tensor avg_pool2d(const Tensor& input, Pair2 kernel_size, Pair2 stride = {0, 0}, Pair2 padding = {0, 0});
 }  // namespace functional

@@ -163,11 +163,18 @@ void bind_nn(py::module_& m) {
     return no_gil([&] { return ctorch::conv1d(x, w, bias, s, p, d, groups); });
   }, py::arg("input"), py::arg("weight"), py::arg("bias") = py::none(), py::arg("stride") = 1, py::arg("padding") = 0,
      py::arg("dilation") = 1, py::arg("groups") = 1);
-  m.def("max_pool2d", [](const Tensor& x, py::handle k, py::handle stride, py::handle padding, py::handle dilation) {
-    Pair2 ks = pair(k), s = stride.is_none() ? ks : pair(stride), p = pair(padding), d = pair(dilation);
-    return no_gil([&] { return F::max_pool2d(x, ks, s, p, d); });
+  m.def("max_pool2d_with_indices", [ints](const Tensor& x, py::handle k, py::handle stride, py::handle padding,
+                                          py::handle dilation, bool ceil_mode) {
+    const std::vector<int64_t> ks = ints(k), p = ints(padding), d = ints(dilation);
+    const std::vector<int64_t> s = stride.is_none() ? std::vector<int64_t>() : ints(stride);
+    std::tuple<Tensor, Tensor> r;
+    {
+      py::gil_scoped_release release;
+      r = ctorch::max_pool2d_with_indices(x, ks, s, p, d, ceil_mode);
+    }
+    return py::make_tuple(wrap(std::get<0>(r)), wrap(std::get<1>(r)));
   }, py::arg("input"), py::arg("kernel_size"), py::arg("stride") = py::none(), py::arg("padding") = 0,
-     py::arg("dilation") = 1);
+     py::arg("dilation") = 1, py::arg("ceil_mode") = false);
   m.def("avg_pool2d", [](const Tensor& x, py::handle k, py::handle stride, py::handle padding) {
     Pair2 ks = pair(k), s = stride.is_none() ? ks : pair(stride), p = pair(padding);
     return no_gil([&] { return F::avg_pool2d(x, ks, s, p); });

@@ -412,6 +412,36 @@ def conv2d_dtype_mismatch(torch):
     return torch.nn.functional.conv2d(torch.zeros(2, 3, 8, 8, dtype=torch.float64), torch.zeros(4, 3, 3, 3))
 
 
+@case
+def max_pool2d_values_indices_gradients(torch):
+    F = torch.nn.functional
+    x = ((torch.arange(2 * 3 * 7 * 6, dtype=torch.float32).reshape(2, 3, 7, 6) * 7) % 11).requires_grad_()
+    out, idx = F.max_pool2d(x, 3, stride=2, padding=1, ceil_mode=True, return_indices=True)
+    out.backward(torch.ones_like(out))
+    return [out, idx, x.grad, F.max_pool2d(x[0], (2, 3), stride=(1, 2), dilation=(2, 1)),
+            torch.nn.MaxPool2d(2)(x), F.max_pool2d(x, 2, return_indices=True)[1]]
+
+
+@case
+def max_pool2d_pad_too_big(torch):
+    return torch.nn.functional.max_pool2d(torch.zeros(2, 3, 8, 8), 3, padding=2)
+
+
+@case
+def max_pool2d_output_too_small(torch):
+    return torch.nn.functional.max_pool2d(torch.zeros(2, 3, 2, 2), 3)
+
+
+@case
+def max_pool2d_bad_kernel_tuple(torch):
+    return torch.nn.functional.max_pool2d(torch.zeros(2, 3, 8, 8), (3, 3, 3))
+
+
+@case
+def max_pool2d_integer_input(torch):
+    return torch.nn.functional.max_pool2d(torch.zeros(2, 3, 8, 8, dtype=torch.int64), 2)
+
+
 # ---- nn, optim, data ----------------------------------------------------------------------------------------
 
 @case

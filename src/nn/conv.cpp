@@ -1,7 +1,7 @@
-// Conv2d (over the conv2d op, ops/conv.cpp) and the 2-d poolings, built from differentiable ops:
-// each output position's window is gathered with index_select from the flattened image, with one
-// extra column standing for the padding (0 for average pooling, -inf for max pooling); its
-// backward is index_add, which accumulates overlapping windows deterministically.
+// Conv2d and MaxPool2d over their ops (ops/conv.cpp, ops/pool.cpp); average pooling built from
+// differentiable ops: each output position's window is gathered with index_select from the
+// flattened image, with one extra column standing for the zero padding; its backward is
+// index_add, which accumulates overlapping windows deterministically.
 #include <cmath>
 #include <limits>
 #include <sstream>
@@ -11,6 +11,7 @@
 #include "ctorch/grad_mode.h"
 #include "ctorch/nn_conv.h"
 #include "ctorch/ops.h"
+#include "ctorch/pooling.h"
 
 namespace ctorch::nn {
 
@@ -67,15 +68,10 @@ Tensor conv2d(const Tensor& input, const Tensor& weight, const Tensor& bias, Pai
   return ctorch::conv2d(input, weight, bias, stride, padding, dilation, groups);
 }
 
-Tensor max_pool2d(const Tensor& input, Pair2 kernel_size, Pair2 stride, Pair2 padding, Pair2 dilation) {
-  if (stride[0] == 0) stride = kernel_size;
-  CTORCH_CHECK(padding[0] * 2 <= kernel_size[0] && padding[1] * 2 <= kernel_size[1],
-               "pad should be at most half of effective kernel size, but got pad=", padding[0], ", kernel_size=",
-               kernel_size[0]);
-  const Tensor x = batched(input);
-  const Windows win = gather_windows(x, kernel_size, stride, padding, dilation, -INFINITY, "max_pool2d");
-  const Tensor out = std::get<0>(win.cols.max(3)).view({x.size(0), x.size(1), win.oh, win.ow});
-  return unbatched(out, input);
+Tensor max_pool2d(const Tensor& input, Pair2 kernel_size, Pair2 stride, Pair2 padding, Pair2 dilation,
+                  bool ceil_mode) {
+  return ctorch::max_pool2d(input, kernel_size, stride[0] == 0 ? IntArrayRef() : IntArrayRef(stride), padding, dilation,
+                            ceil_mode);
 }
 
 Tensor avg_pool2d(const Tensor& input, Pair2 kernel_size, Pair2 stride, Pair2 padding) {

@@ -72,6 +72,7 @@ enum class GradFn : uint8_t {
   ScatterAdd,  ///< scatter_add_ (in place): as Scatter
   IndexAdd,    ///< index_add_ (in place): inputs self, source; args.dim, args.indices, args.alpha
   Conv2d,      ///< inputs input [N, C, H, W], weight, bias (may be undefined); args.conv
+  MaxPool2d,   ///< input [N, C, H, W] or [C, H, W]; args.indices (flat positions in the H x W plane)
 };
 
 /// The parameters a backward formula needs.

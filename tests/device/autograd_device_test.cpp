@@ -211,6 +211,11 @@ std::vector<GradCase> make_cases() {
                      [](const Tensor& x, const Tensor& w) { return conv2d(x, w, {}, {1}, "same"); }));
   c.push_back(ternary("conv1d", in({2, 3, 7}), in({2, 3, 3}), in({2}),
                       [](const Tensor& x, const Tensor& w, const Tensor& b) { return conv1d(x, w, b, {2}, {1}); }));
+  c.push_back(unary("max_pool2d", in({2, 3, 6, 5}), [](const Tensor& x) { return max_pool2d(x, {2}); }));
+  c.push_back(unary("max_pool2d_overlapping_padded_dilated_ceil", in({1, 2, 7, 8}), [](const Tensor& x) {
+    return max_pool2d(x, {3, 2}, {2, 1}, {1, 1}, {1, 2}, /*ceil_mode=*/true);
+  }));
+  c.push_back(unary("max_pool2d_unbatched", in({2, 5, 5}), [](const Tensor& x) { return max_pool2d(x, {3}, {2}); }));
   // Views.
   c.push_back(unary("view", in({3, 4}), [](const Tensor& x) { return x.view({2, 6}) * 1.5; }));
   c.push_back(unary("view_inferred", in({2, 3, 4}), [](const Tensor& x) { return x.view({-1, 4}).sin(); }));

@@ -80,10 +80,10 @@ def dropout(input, p=0.5, training=True, inplace=False):
 
 
 def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False):
-    """Maximum over each kernel_size window."""
-    if ceil_mode or return_indices:
-        raise NotImplementedError("ctorch: max_pool2d with ceil_mode or return_indices is not implemented yet")
-    return _nn.max_pool2d(input, kernel_size, stride if stride else None, padding, dilation)
+    """Maximum over each kernel_size window (and, with return_indices, where it was in the input plane)."""
+    values, indices = _nn.max_pool2d_with_indices(input, kernel_size, stride if stride else None, padding, dilation,
+                                                  ceil_mode)
+    return (values, indices) if return_indices else values
 
 
 def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, scale_grad_by_freq=False, sparse=False):

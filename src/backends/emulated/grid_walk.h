@@ -43,6 +43,27 @@ void walk_grid(int64_t numel, kernels::DeviceLimits limits, const Visit& visit) 
   }
 }
 
+/// walk_grid by runs: visit_run(begin, end) for each block's threads of one round, the consecutive
+/// elements [first(b, 0), first(b, block)) of that round (Note [Emulated grid walk]).
+template <class VisitRun>
+void walk_grid_runs(int64_t numel, kernels::DeviceLimits limits, const VisitRun& visit_run) {
+  for (int64_t begin = 0; begin < numel; begin += kernels::kMaxElementsPerLaunch) {
+    const kernels::LaunchConfig cfg =
+        kernels::elementwise_launch_config(std::min(numel - begin, kernels::kMaxElementsPerLaunch), limits);
+    const int64_t stride = cfg.stride();
+    const int64_t rounds = (static_cast<int64_t>(cfg.n) + stride - 1) / stride;
+    const int64_t units = rounds * cfg.grid;
+    const int64_t grain = std::max<int64_t>(1, cpu::kElementwiseGrain / cfg.block);
+    cpu::parallel_for(0, units, grain, [&](int64_t u0, int64_t u1) {
+      for (int64_t u = u0; u < u1; ++u) {
+        const int64_t first = u / cfg.grid * stride + cfg.first(static_cast<uint32_t>(u % cfg.grid), 0);
+        const int64_t last = std::min<int64_t>(first + cfg.block, cfg.n);
+        if (first < last) visit_run(begin + first, begin + last);
+      }
+    });
+  }
+}
+
 /// Runs one block-per-row launch `l` over `rows` rows: row(b, shared, row) for block b's rows
 /// b, b + grid, ..., with `shared` holding l.block accumulators; blocks spread over the pool.
 template <class Acc, class Row>

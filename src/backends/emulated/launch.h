@@ -9,7 +9,8 @@
 //   j * kMaxElementsPerLaunch + first(b, t) + i * stride() while below n. The walker visits them
 //   round by round (i), blocks and threads in order, so memory is touched in order; elements are
 //   independent, so the order of visits cannot change a value. Rounds x blocks are spread over the
-//   intra-op pool.
+//   intra-op pool. A plain elementwise launch visits each block's threads of a round as one run of
+//   consecutive elements, with the offsets advanced as the cpu loop does.
 // - Block-per-output reductions and softmax: Note [Reduction grid]: per output, thread t's fold
 //   (the same function the CUDA kernel runs), then the block tree step by step, so the result is
 //   the GPU's value, rounding included. Blocks are spread over the intra-op pool.
@@ -87,9 +88,12 @@ struct EmulatedLauncher {
     instance().enqueue(
         s,
         [plan, host, f, device] {
-          const bool contiguous = plan.is_contiguous();
-          walk_grid(plan.numel, device_limits(device), [&](int64_t i) {
-            kernels::elementwise_element<Out, In...>(plan, host.ptr, i, contiguous, f);
+          // A block's threads in one round cover consecutive elements: one run of the plan each
+          // (the offsets advance instead of being recomputed per element; the values are the same).
+          walk_grid_runs(plan.numel, device_limits(device), [&](int64_t b, int64_t e) {
+            cpu::for_each_run(plan, host.ptr, b, e, [&](char* const* ptrs, const int64_t* strides, int64_t n) {
+              cpu::detail::inner_loop<Out, In...>(ptrs, strides, n, f, std::index_sequence_for<In...>{});
+            });
           });
         },
         name);

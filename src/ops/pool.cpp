@@ -1,0 +1,149 @@
+// max_pool2d (torch.max_pool2d, max_pool2d_with_indices) and its gradient.
+//
+// Note [Max pooling]
+// - One recorded op (GradFn::MaxPool2d, node MaxPool2DWithIndicesBackward0) on every device with
+//   the device's kernels: the input padded with -inf is viewed as its windows
+//   [N, C, OH, OW, KH, KW] (as_strided), copied into rows of KH * KW, and max(-1) gives the
+//   values and the position in the window (the first maximum; NaN wins, as PyTorch's kernels).
+//   The position becomes PyTorch's index, the flat position in the input plane.
+// - The gradient scatters (adds) the output's gradient to those positions: scatter_add over the
+//   output's elements, an ordinary recorded op, so second derivatives flow.
+#include "ctorch/pooling.h"
+
+#include <cmath>
+#include <limits>
+
+#include "ctorch/factories.h"
+#include "ctorch/grad_mode.h"
+#include "ctorch/ops.h"
+#include "ops/grad_hook.h"
+
+namespace ctorch {
+
+namespace {
+
+struct PoolParams {
+  int64_t kernel[2], stride[2], padding[2], dilation[2];
+  bool ceil_mode;
+};
+
+// One int for both dims, or one per dim (PyTorch's texts name the argument).
+void two_ints(IntArrayRef v, const char* what, int64_t out[2]) {
+  CTORCH_CHECK(v.size() == 1 || v.size() == 2, "max_pool2d: ", what);
+  out[0] = v[0];
+  out[1] = v.size() == 2 ? v[1] : v[0];
+}
+
+// PyTorch's pooling_output_shape: floor or ceil, and a last window must start inside the input or its left padding.
+int64_t output_size(int64_t in, int64_t k, int64_t pad, int64_t stride, int64_t dilation, bool ceil_mode) {
+  const int64_t span = in + 2 * pad - dilation * (k - 1) - 1 + (ceil_mode ? stride - 1 : 0);
+  int64_t out = (span >= 0 ? span / stride : -((-span + stride - 1) / stride)) + 1;
+  if (ceil_mode && (out - 1) * stride >= in + pad) --out;
+  return out;
+}
+
+// `x` [N, C, H, W] with `value` rows/columns: `before` at the start, `after` at the end of dim `dim`.
+Tensor pad_dim(const Tensor& x, int64_t dim, int64_t before, int64_t after, double value) {
+  if (before == 0 && after == 0) return x;
+  std::vector<Tensor> parts;
+  DimVector shape(x.sizes());
+  if (before > 0) {
+    shape[static_cast<size_t>(dim)] = before;
+    parts.push_back(full(shape, value, x.options()));
+  }
+  parts.push_back(x);
+  if (after > 0) {
+    shape[static_cast<size_t>(dim)] = after;
+    parts.push_back(full(shape, value, x.options()));
+  }
+  return cat(parts, dim);
+}
+
+// The forward computation on a batched input: (values, indices).
+std::tuple<Tensor, Tensor> max_pool_forward(const Tensor& x, const PoolParams& p, int64_t oh, int64_t ow) {
+  const int64_t n = x.size(0), c = x.size(1), h = x.size(2), w = x.size(3);
+  const int64_t kh = p.kernel[0], kw = p.kernel[1];
+  // The windows may reach past the right padding in ceil mode: pad up to the last window's end.
+  const int64_t end_h = (oh - 1) * p.stride[0] + p.dilation[0] * (kh - 1) + 1;
+  const int64_t end_w = (ow - 1) * p.stride[1] + p.dilation[1] * (kw - 1) + 1;
+  const double lowest = -std::numeric_limits<double>::infinity();
+  Tensor xp = pad_dim(x.contiguous(), 3, p.padding[1], std::max<int64_t>(end_w - w - p.padding[1], 0), lowest);
+  xp = pad_dim(xp, 2, p.padding[0], std::max<int64_t>(end_h - h - p.padding[0], 0), lowest).contiguous();
+  const int64_t hp = xp.size(2), wp = xp.size(3);
+  const Tensor windows = xp.as_strided({n, c, oh, ow, kh, kw},
+                                       {c * hp * wp, hp * wp, p.stride[0] * wp, p.stride[1], p.dilation[0] * wp,
+                                        p.dilation[1]})
+                             .reshape({n, c, oh, ow, kh * kw});
+  auto [values, at] = windows.max(-1);
+  // The window position (i, j) of the maximum -> its flat position in the H x W plane.
+  const TensorOptions longs = TensorOptions().dtype(kLong).device(x.device());
+  const Tensor row0 = arange(oh, longs).mul(p.stride[0]).sub(p.padding[0]).view({oh, 1});
+  const Tensor col0 = arange(ow, longs).mul(p.stride[1]).sub(p.padding[1]).view({1, ow});
+  const Tensor rows = row0 + at.div(kw, std::string("floor")).mul(p.dilation[0]);
+  const Tensor cols = col0 + at.remainder(kw).mul(p.dilation[1]);
+  return {values, rows.mul(w).add(cols)};
+}
+
+std::tuple<Tensor, Tensor> max_pool2d_checked(const Tensor& input, IntArrayRef kernel_size, IntArrayRef stride,
+                                              IntArrayRef padding, IntArrayRef dilation, bool ceil_mode) {
+  PoolParams p{};
+  p.ceil_mode = ceil_mode;
+  two_ints(kernel_size, "kernel_size must either be a single int, or a tuple of two ints", p.kernel);
+  if (stride.empty()) {
+    p.stride[0] = p.kernel[0], p.stride[1] = p.kernel[1];
+  } else {
+    two_ints(stride, "stride must either be omitted, a single int, or a tuple of two ints", p.stride);
+  }
+  two_ints(padding, "padding must be either be a single int, or a tuple of two ints", p.padding);
+  two_ints(dilation, "dilation must be either a single int, or a tuple of two ints", p.dilation);
+  CTORCH_CHECK(input.defined() && (input.dim() == 3 || input.dim() == 4) && input.numel() > 0,
+               "non-empty 3D or 4D (batch mode) tensor expected for input");
+  CTORCH_CHECK(p.stride[0] != 0 && p.stride[1] != 0, "stride should not be zero");
+  CTORCH_CHECK(p.kernel[0] > 0 && p.kernel[1] > 0, "kernel size should be greater than zero, but got kH: ",
+               p.kernel[0], " kW: ", p.kernel[1]);
+  CTORCH_CHECK(p.stride[0] > 0 && p.stride[1] > 0, "stride should be greater than zero, but got dH: ", p.stride[0],
+               " dW: ", p.stride[1]);
+  CTORCH_CHECK(p.dilation[0] > 0 && p.dilation[1] > 0, "dilation should be greater than zero, but got dilationH: ",
+               p.dilation[0], " dilationW: ", p.dilation[1]);
+  CTORCH_CHECK(p.padding[0] >= 0 && p.padding[1] >= 0 && p.padding[0] * 2 <= p.kernel[0] &&
+                   p.padding[1] * 2 <= p.kernel[1],
+               "pad should be at most half of kernel size, but got pad=", p.padding[0], " and kernel_size=",
+               p.kernel[0]);
+  CTORCH_CHECK(is_floating_point(input.dtype()), "\"max_pool2d\" not implemented for '",
+               scalar_type_cpp_name(input.dtype()), "'");
+  const bool unbatched = input.dim() == 3;
+  const Tensor x = unbatched ? input.unsqueeze(0) : input;
+  const int64_t h = x.size(2), w = x.size(3);
+  const int64_t oh = output_size(h, p.kernel[0], p.padding[0], p.stride[0], p.dilation[0], ceil_mode);
+  const int64_t ow = output_size(w, p.kernel[1], p.padding[1], p.stride[1], p.dilation[1], ceil_mode);
+  CTORCH_CHECK(oh >= 1 && ow >= 1, "Given input size: (", x.size(1), "x", h, "x", w, "). Calculated output size: (",
+               x.size(1), "x", oh, "x", ow, "). Output size is too small");
+  Tensor values, indices;
+  {
+    AutoGradMode off(false);
+    std::tie(values, indices) = max_pool_forward(x, p, oh, ow);
+    if (unbatched) values = values.squeeze(0), indices = indices.squeeze(0);
+  }
+  if (ops::needs_grad({&input})) {  // PyTorch's kernel takes 3-d inputs as they are: the node is on `input`
+    if (ops::GradRecorder* r = ops::grad_recorder()) {
+      ops::GradArgs a;
+      a.indices = indices;
+      r->record(ops::GradFn::MaxPool2d, {&input}, values, a);
+    }
+  }
+  return {values, indices};
+}
+
+}  // namespace
+
+std::tuple<Tensor, Tensor> max_pool2d_with_indices(const Tensor& input, IntArrayRef kernel_size, IntArrayRef stride,
+                                                   IntArrayRef padding, IntArrayRef dilation, bool ceil_mode) {
+  return max_pool2d_checked(input, kernel_size, stride, padding, dilation, ceil_mode);
+}
+
+Tensor max_pool2d(const Tensor& input, IntArrayRef kernel_size, IntArrayRef stride, IntArrayRef padding,
+                  IntArrayRef dilation, bool ceil_mode) {
+  return std::get<0>(max_pool2d_checked(input, kernel_size, stride, padding, dilation, ceil_mode));
+}
+
+}  // namespace ctorch
