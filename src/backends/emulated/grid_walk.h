@@ -19,10 +19,11 @@
 
 namespace ctorch::backends::emulated {
 
-/// Calls visit(element) for every element of a grid-stride launch over [0, n) in
-/// rounds, blocks and threads (Note [Emulated grid walk]); visits may run in parallel.
-template <class Visit>
-void walk_grid(int64_t numel, kernels::DeviceLimits limits, const Visit& visit) {
+/// Calls visit_run(begin, end) for each block's threads of one round of a grid-stride launch over
+/// [0, numel): the consecutive elements [first(b, 0), first(b, block)) of that round, in rounds and
+/// blocks (Note [Emulated grid walk]); runs may be visited in parallel.
+template <class VisitRun>
+void walk_grid_runs(int64_t numel, kernels::DeviceLimits limits, const VisitRun& visit_run) {
   for (int64_t begin = 0; begin < numel; begin += kernels::kMaxElementsPerLaunch) {
     const kernels::LaunchConfig cfg =
         kernels::elementwise_launch_config(std::min(numel - begin, kernels::kMaxElementsPerLaunch), limits);
@@ -32,36 +33,21 @@ void walk_grid(int64_t numel, kernels::DeviceLimits limits, const Visit& visit) 
     const int64_t grain = std::max<int64_t>(1, cpu::kElementwiseGrain / cfg.block);
     cpu::parallel_for(0, units, grain, [&](int64_t u0, int64_t u1) {
       for (int64_t u = u0; u < u1; ++u) {
-        const int64_t round = u / cfg.grid;
-        const auto block = static_cast<uint32_t>(u % cfg.grid);
-        for (uint32_t t = 0; t < cfg.block; ++t) {
-          const int64_t i = round * stride + cfg.first(block, t);
-          if (i < static_cast<int64_t>(cfg.n)) visit(begin + i);
-        }
-      }
-    });
-  }
-}
-
-/// walk_grid by runs: visit_run(begin, end) for each block's threads of one round, the consecutive
-/// elements [first(b, 0), first(b, block)) of that round (Note [Emulated grid walk]).
-template <class VisitRun>
-void walk_grid_runs(int64_t numel, kernels::DeviceLimits limits, const VisitRun& visit_run) {
-  for (int64_t begin = 0; begin < numel; begin += kernels::kMaxElementsPerLaunch) {
-    const kernels::LaunchConfig cfg =
-        kernels::elementwise_launch_config(std::min(numel - begin, kernels::kMaxElementsPerLaunch), limits);
-    const int64_t stride = cfg.stride();
-    const int64_t rounds = (static_cast<int64_t>(cfg.n) + stride - 1) / stride;
-    const int64_t units = rounds * cfg.grid;
-    const int64_t grain = std::max<int64_t>(1, cpu::kElementwiseGrain / cfg.block);
-    cpu::parallel_for(0, units, grain, [&](int64_t u0, int64_t u1) {
-      for (int64_t u = u0; u < u1; ++u) {
         const int64_t first = u / cfg.grid * stride + cfg.first(static_cast<uint32_t>(u % cfg.grid), 0);
         const int64_t last = std::min<int64_t>(first + cfg.block, cfg.n);
         if (first < last) visit_run(begin + first, begin + last);
       }
     });
   }
+}
+
+/// Calls visit(element) for every element of a grid-stride launch over [0, n), thread by thread
+/// (walk_grid_runs); visits may run in parallel.
+template <class Visit>
+void walk_grid(int64_t numel, kernels::DeviceLimits limits, const Visit& visit) {
+  walk_grid_runs(numel, limits, [&](int64_t b, int64_t e) {
+    for (int64_t i = b; i < e; ++i) visit(i);
+  });
 }
 
 /// Runs one block-per-row launch `l` over `rows` rows: row(b, shared, row) for block b's rows
