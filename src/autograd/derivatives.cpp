@@ -10,6 +10,7 @@
 #include "ctorch/factories.h"
 #include "ctorch/ops.h"
 #include "ops/conv.h"
+#include "ops/pool.h"
 
 namespace ctorch::autograd {
 
@@ -401,13 +402,7 @@ const Derivative kTable[] = {
 
     // Max pooling (ops/pool.cpp, Note [Max pooling]): the gradient goes where the maxima were.
     {on(GradFn::MaxPool2d), "max_pool2d", "MaxPool2DWithIndicesBackward0", {},
-     [](C c, G g) -> variable_list {
-       const IntArrayRef s = c.sizes(0);  // [N, C, H, W] or [C, H, W]
-       int64_t planes = 1;
-       for (size_t i = 0; i + 2 < s.size(); ++i) planes *= s[i];
-       const Tensor grad = zeros({planes, s[s.size() - 2] * s[s.size() - 1]}, g.options());
-       return {grad.scatter_add(1, c.args().indices.reshape({planes, -1}), g.reshape({planes, -1})).view(s)};
-     }},
+     [](C c, G g) -> variable_list { return {ops::max_pool2d_backward(g, c.sizes(0), c.args().indices)}; }},
 
     // Views of input 0 (the output shares its storage).
     {on(GradFn::View), "view", "ViewBackward0", {},

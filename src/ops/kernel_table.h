@@ -60,6 +60,19 @@ struct ConvKernelArgs {
   void* grad_bias = nullptr;          ///< BackwardWeights (may be null)
 };
 
+/// One 2-d max pooling over `planes` contiguous H x W planes (N * C), for a backend's own kernel.
+struct MaxPoolKernelArgs {
+  bool backward = false;
+  ScalarType dtype = kFloat;
+  int64_t planes = 0, h = 0, w = 0, oh = 0, ow = 0;
+  int64_t kernel[2] = {1, 1}, stride[2] = {1, 1}, padding[2] = {0, 0}, dilation[2] = {1, 1};
+  const void* input = nullptr;        ///< forward: the input planes
+  void* output = nullptr;             ///< forward: the maxima
+  int64_t* indices = nullptr;         ///< forward: written; backward: read (positions in the plane)
+  const void* grad_output = nullptr;  ///< backward
+  void* grad_input = nullptr;         ///< backward: written whole (zeros where no maximum was)
+};
+
 /// What a backend compiles for a jiterator kernel (Note [Jiterator] in src/jiterator/jiterator.cpp).
 struct JitSpec {
   std::string code;                // the user's code string, verbatim
@@ -141,6 +154,9 @@ struct KernelTable {
   /// Optional: the backend's own 2-d convolution (cpu: oneDNN). Returns false for a case it does not
   /// cover; null, or false, runs the op layer's im2col + GEMM (Note [Convolution] in ops/conv.cpp).
   bool (*conv2d)(const ConvKernelArgs& args, Stream stream) = nullptr;
+  /// Optional: the backend's own max pooling, forward (values and indices) or backward; returns false
+  /// for a case it does not cover (null or false: the op layer's window view, Note [Max pooling]).
+  bool (*max_pool2d)(const MaxPoolKernelArgs& args, Stream stream) = nullptr;
 };
 
 }  // namespace ctorch::ops

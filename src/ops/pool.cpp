@@ -1,13 +1,16 @@
 // max_pool2d (torch.max_pool2d, max_pool2d_with_indices) and its gradient.
 //
 // Note [Max pooling]
-// - One recorded op (GradFn::MaxPool2d, node MaxPool2DWithIndicesBackward0) on every device with
-//   the device's kernels: the input padded with -inf is viewed as its windows
+// - One recorded op (GradFn::MaxPool2d, node MaxPool2DWithIndicesBackward0). A device with its own
+//   kernel (the KernelTable's optional max_pool2d slot: the cpu's loop per plane,
+//   backends/cpu/pool.cpp) runs it, forward and backward. Elsewhere, with the device's kernels:
+//   the input padded with -inf is viewed as its windows
 //   [N, C, OH, OW, KH, KW] (as_strided), copied into rows of KH * KW, and max(-1) gives the
 //   values and the position in the window (the first maximum; NaN wins, as PyTorch's kernels).
 //   The position becomes PyTorch's index, the flat position in the input plane.
-// - The gradient scatters (adds) the output's gradient to those positions: scatter_add over the
-//   output's elements, an ordinary recorded op, so second derivatives flow.
+// - The gradient adds the output's gradient at those positions: the device's kernel, or
+//   scatter_add over the output's elements, an ordinary recorded op (always under create_graph,
+//   so second derivatives flow).
 #include "ctorch/pooling.h"
 
 #include <cmath>
@@ -17,6 +20,8 @@
 #include "ctorch/grad_mode.h"
 #include "ctorch/ops.h"
 #include "ops/grad_hook.h"
+#include "ops/launch.h"
+#include "ops/pool.h"
 
 namespace ctorch {
 
@@ -59,9 +64,31 @@ Tensor pad_dim(const Tensor& x, int64_t dim, int64_t before, int64_t after, doub
   return cat(parts, dim);
 }
 
+// The kernel arguments for pooling `planes` planes of h x w into oh x ow.
+ops::MaxPoolKernelArgs kernel_args(const PoolParams& p, ScalarType dtype, int64_t planes, int64_t h, int64_t w,
+                                   int64_t oh, int64_t ow) {
+  ops::MaxPoolKernelArgs a;
+  a.dtype = dtype;
+  a.planes = planes, a.h = h, a.w = w, a.oh = oh, a.ow = ow;
+  for (int i = 0; i < 2; ++i) {
+    a.kernel[i] = p.kernel[i], a.stride[i] = p.stride[i], a.padding[i] = p.padding[i], a.dilation[i] = p.dilation[i];
+  }
+  return a;
+}
+
 // The forward computation on a batched input: (values, indices).
 std::tuple<Tensor, Tensor> max_pool_forward(const Tensor& x, const PoolParams& p, int64_t oh, int64_t ow) {
   const int64_t n = x.size(0), c = x.size(1), h = x.size(2), w = x.size(3);
+  if (const ops::KernelTable& k = ops::kernels_for(x.device()); k.max_pool2d != nullptr && n * c > 0) {
+    const Tensor xc = x.contiguous();
+    Tensor values = empty({n, c, oh, ow}, x.options());
+    Tensor indices = empty({n, c, oh, ow}, x.options().dtype(kLong));
+    ops::MaxPoolKernelArgs a = kernel_args(p, x.dtype(), n * c, h, w, oh, ow);
+    a.input = xc.data_ptr();
+    a.output = values.data_ptr();
+    a.indices = static_cast<int64_t*>(indices.data_ptr());
+    if (k.max_pool2d(a, ops::stream_for(x.device()))) return {values, indices};
+  }
   const int64_t kh = p.kernel[0], kw = p.kernel[1];
   // The windows may reach past the right padding in ceil mode: pad up to the last window's end.
   const int64_t end_h = (oh - 1) * p.stride[0] + p.dilation[0] * (kh - 1) + 1;
@@ -135,6 +162,34 @@ std::tuple<Tensor, Tensor> max_pool2d_checked(const Tensor& input, IntArrayRef k
 }
 
 }  // namespace
+
+namespace ops {
+
+Tensor max_pool2d_backward(const Tensor& grad, IntArrayRef input_sizes, const Tensor& indices) {
+  const size_t nd = input_sizes.size();  // [N, C, H, W] or [C, H, W]
+  const int64_t h = input_sizes[nd - 2], w = input_sizes[nd - 1];
+  int64_t planes = 1;
+  for (size_t i = 0; i + 2 < nd; ++i) planes *= input_sizes[i];
+  if (!GradMode::is_enabled()) {
+    if (const KernelTable& k = kernels_for(grad.device()); k.max_pool2d != nullptr && planes > 0) {
+      const Tensor gc = grad.contiguous(), ic = indices.contiguous();
+      Tensor out = empty(input_sizes, grad.options());
+      PoolParams unused{};
+      MaxPoolKernelArgs a = kernel_args(unused, grad.dtype(), planes, h, w, grad.size(-2), grad.size(-1));
+      a.backward = true;
+      a.grad_output = gc.data_ptr();
+      a.indices = static_cast<int64_t*>(const_cast<void*>(ic.data_ptr()));
+      a.grad_input = out.data_ptr();
+      if (k.max_pool2d(a, stream_for(grad.device()))) return out;
+    }
+  }
+  // Differentiable (and every device without its own kernel): scatter_add into the planes.
+  const Tensor plane_grad = zeros({planes, h * w}, grad.options())
+                                .scatter_add(1, indices.reshape({planes, -1}), grad.reshape({planes, -1}));
+  return plane_grad.view(input_sizes);
+}
+
+}  // namespace ops
 
 std::tuple<Tensor, Tensor> max_pool2d_with_indices(const Tensor& input, IntArrayRef kernel_size, IntArrayRef stride,
                                                    IntArrayRef padding, IntArrayRef dilation, bool ceil_mode) {

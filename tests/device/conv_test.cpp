@@ -4,10 +4,12 @@
 // groups, no bias, a negative oneDNN right padding (which falls back) and an empty batch.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <string>
 #include <vector>
 
 #include "ctorch/conv.h"
+#include "ctorch/pooling.h"
 #include "ctorch/factories.h"
 #include "ctorch/ops.h"
 #include "ctorch/random.h"
@@ -96,6 +98,26 @@ TEST_P(Conv, ErrorsNameWhatWasExpectedAndChangeNothing) {
               std::string::npos)
         << e.what();
   }
+}
+
+TEST_P(Conv, MaxPoolFloat32MatchesFloat64AndPropagatesNaN) {
+  manual_seed(5);
+  const Tensor x64 = randn({2, 3, 9, 8}, TensorOptions().dtype(kDouble));
+  auto pool = [](const Tensor& x) { return max_pool2d_with_indices(x, {3, 2}, {2, 2}, {1, 1}, {1, 2}, true); };
+  const auto [want, want_at] = pool(x64);
+  const Tensor x = x64.to(device(), kFloat).requires_grad_();
+  const auto [got, got_at] = pool(x);
+  EXPECT_TRUE(got.detach().cpu().equal(want.to(kFloat)));
+  EXPECT_TRUE(got_at.cpu().equal(want_at));
+  got.sum().backward();
+  const Tensor counts = zeros({6, 72}, TensorOptions().dtype(kDouble)).scatter_add(1, want_at.reshape({6, -1}),
+                                                                                   ones({6, want_at.numel() / 6}, TensorOptions().dtype(kDouble)));
+  EXPECT_TRUE(x.grad().cpu().to(kDouble).equal(counts.view({2, 3, 9, 8})));
+  // A NaN in a window is its maximum (PyTorch's rule).
+  const Tensor nan = tensor(std::vector<float>{1, NAN, 3, 2}).view({1, 1, 2, 2}).to(device());
+  const auto [v, at] = max_pool2d_with_indices(nan, {2});
+  EXPECT_TRUE(std::isnan(v.cpu().item<float>()));
+  EXPECT_EQ(at.cpu().item<int64_t>(), 1);
 }
 
 CTORCH_INSTANTIATE_DEVICE_TESTS(Conv);
