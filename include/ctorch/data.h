@@ -9,6 +9,7 @@
 #include <iterator>
 #include <memory>
 #include <optional>
+#include <string>
 #include <type_traits>
 #include <vector>
 
@@ -53,6 +54,31 @@ class TensorDataset : public Dataset {
 };
 
 namespace datasets {
+
+/// MNIST read from its four IDX files in `root` (train-images-idx3-ubyte, train-labels-idx1-ubyte,
+/// t10k-images-idx3-ubyte, t10k-labels-idx1-ubyte), as libtorch's torch::data::datasets::MNIST reads
+/// them: images (1, 28, 28) float32 in [0, 1], labels () int64. Missing or damaged files throw.
+class MNIST : public Dataset {
+ public:
+  /// Which split to read.
+  enum class Mode { kTrain, kTest };
+  /// Reads the split's two files from `root` (60000 training or 10000 test samples).
+  explicit MNIST(const std::string& root, Mode mode = Mode::kTrain);
+  /// (images[index], targets[index]).
+  Example get(size_t index) override;
+  /// The number of samples.
+  std::optional<size_t> size() const override { return static_cast<size_t>(images_.size(0)); }
+  /// True for the training split.
+  bool is_train() const noexcept { return train_; }
+  /// All images [N, 1, 28, 28].
+  const Tensor& images() const { return images_; }
+  /// All labels [N].
+  const Tensor& targets() const { return targets_; }
+
+ private:
+  Tensor images_, targets_;
+  bool train_;
+};
 
 /// A deterministic MNIST-like dataset generated from a seed, with no download: `size` images of
 /// 1x28x28 float32 in [0, 1] (a seven-segment digit drawn with a random shift, stroke width and

@@ -16,6 +16,10 @@ Tensor relu(const Tensor& input);
 Tensor gelu(const Tensor& input, const std::string& approximate = "none");
 /// Dropout with probability p when `training` (the mask from the input device's generator).
 Tensor dropout(const Tensor& input, double p = 0.5, bool training = true);
+/// Zeroes whole channels (dim 1) with probability p, scaling the rest by 1 / (1 - p) (torch.feature_dropout).
+Tensor feature_dropout(const Tensor& input, double p = 0.5, bool training = true);
+/// feature_dropout of [N, C, H, W] (or one [C, H, W] sample) (torch.nn.functional.dropout2d).
+Tensor dropout2d(const Tensor& input, double p = 0.5, bool training = true);
 /// Batch normalization over dim 1 (torch.nn.functional.batch_norm): batch statistics when
 /// `training` or without running stats, which it then updates in place with `momentum`.
 Tensor batch_norm(const Tensor& input, const Tensor& running_mean, const Tensor& running_var,

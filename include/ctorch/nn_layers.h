@@ -141,6 +141,16 @@ class Dropout : public UnaryModule {
   double p;
 };
 
+/// Zeroes whole channels of [N, C, H, W] in training (torch.nn.Dropout2d).
+class Dropout2d : public UnaryModule {
+  CTORCH_MODULE_REPLICABLE(Dropout2d)
+ public:
+  explicit Dropout2d(double p = 0.5);
+  Tensor forward(const Tensor& input) override;
+  std::string extra_repr() const override;
+  double p;
+};
+
 }  // namespace ctorch::nn
 
 namespace ctorch::nn {

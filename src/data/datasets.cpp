@@ -1,13 +1,70 @@
-// TensorDataset, SyntheticMNIST, collate and DataLoaderOptions::seed (ctorch/data.h).
+// TensorDataset, MNIST, SyntheticMNIST, collate and DataLoaderOptions::seed (ctorch/data.h).
 #include <algorithm>
 #include <array>
 #include <cstring>
+#include <fstream>
 
 #include "ctorch/data.h"
 #include "ctorch/factories.h"
 #include "ctorch/ops.h"
 
 namespace ctorch::data {
+
+// ---- MNIST (libtorch's reader: its file names, header checks and messages) -------------------------
+
+namespace {
+
+constexpr uint32_t kImageMagic = 2051, kTargetMagic = 2049, kRows = 28, kColumns = 28;
+
+// A big-endian uint32 that must equal `expected`.
+void expect_int32(std::ifstream& in, uint32_t expected, const std::string& path) {
+  unsigned char b[4] = {0, 0, 0, 0};
+  in.read(reinterpret_cast<char*>(b), 4);
+  CTORCH_CHECK(in.gcount() == 4, "MNIST file ", path, " ends inside its header");
+  const uint32_t value = (uint32_t{b[0]} << 24) | (uint32_t{b[1]} << 16) | (uint32_t{b[2]} << 8) | uint32_t{b[3]};
+  CTORCH_CHECK(value == expected, "Expected to read number ", expected, " but found ", value, " instead");
+}
+
+// The file's payload of `bytes` bytes after its header, as uint8 tensor `shape`.
+Tensor read_payload(std::ifstream& in, IntArrayRef shape, const std::string& path) {
+  Tensor t = empty(shape, TensorOptions().dtype(kUInt8));
+  in.read(static_cast<char*>(t.data_ptr()), static_cast<std::streamsize>(t.numel()));
+  CTORCH_CHECK(in.gcount() == static_cast<std::streamsize>(t.numel()), "MNIST file ", path, " is truncated: expected ",
+               t.numel(), " bytes of data, read ", in.gcount());
+  return t;
+}
+
+std::string join_paths(std::string head, const std::string& tail) {
+  if (head.empty() || head.back() != '/') head.push_back('/');
+  return head + tail;
+}
+
+}  // namespace
+
+datasets::MNIST::MNIST(const std::string& root, Mode mode) : train_(mode == Mode::kTrain) {
+  const int64_t count = train_ ? 60000 : 10000;
+  const std::string images_path = join_paths(root, train_ ? "train-images-idx3-ubyte" : "t10k-images-idx3-ubyte");
+  std::ifstream images(images_path, std::ios::binary);
+  CTORCH_CHECK(images.good(), "Error opening images file at ", images_path);
+  expect_int32(images, kImageMagic, images_path);
+  expect_int32(images, static_cast<uint32_t>(count), images_path);
+  expect_int32(images, kRows, images_path);
+  expect_int32(images, kColumns, images_path);
+  images_ = read_payload(images, {count, 1, kRows, kColumns}, images_path).to(kFloat).div_(255);
+  const std::string targets_path = join_paths(root, train_ ? "train-labels-idx1-ubyte" : "t10k-labels-idx1-ubyte");
+  std::ifstream targets(targets_path, std::ios::binary);
+  CTORCH_CHECK(targets.good(), "Error opening targets file at ", targets_path);
+  expect_int32(targets, kTargetMagic, targets_path);
+  expect_int32(targets, static_cast<uint32_t>(count), targets_path);
+  targets_ = read_payload(targets, {count}, targets_path).to(kLong);
+}
+
+Example datasets::MNIST::get(size_t index) {
+  CTORCH_CHECK_INDEX(index < static_cast<size_t>(images_.size(0)), "MNIST: index ", index, " is out of range for ",
+                     images_.size(0), " samples");
+  const auto i = static_cast<int64_t>(index);
+  return {images_[i], targets_[i]};
+}
 
 // ---- TensorDataset ------------------------------------------------------------------------------
 

@@ -73,6 +73,25 @@ Tensor dropout(const Tensor& input, double p, bool training) {
   return input * keep / (1 - p);
 }
 
+Tensor feature_dropout(const Tensor& input, double p, bool training) {
+  CTORCH_CHECK_VALUE(p >= 0 && p <= 1, "dropout probability has to be between 0 and 1, but got ", p);
+  CTORCH_CHECK(input.dim() >= 2, "Feature dropout requires at least 2 dimensions in the input");
+  if (!training || p == 0) return input;
+  if (p == 1) return input * 0;
+  // PyTorch's _dropout_impl with feature_dropout: one Bernoulli draw per (sample, channel).
+  DimVector noise_shape(static_cast<size_t>(input.dim()), 1);
+  noise_shape[0] = input.size(0);
+  noise_shape[1] = input.size(1);
+  const Tensor noise = empty(noise_shape, input.options()).bernoulli_(1 - p).div_(1 - p);
+  return input * noise;
+}
+
+Tensor dropout2d(const Tensor& input, double p, bool training) {
+  CTORCH_CHECK(input.dim() == 3 || input.dim() == 4, "dropout2d: expected a 3-d or 4-d input, got ", input.dim(), "-d");
+  if (input.dim() == 3) return feature_dropout(input.unsqueeze(0), p, training).squeeze(0);  // one unbatched sample
+  return feature_dropout(input, p, training);
+}
+
 Tensor softmax(const Tensor& input, int64_t dim) { return input.softmax(dim); }
 
 Tensor log_softmax(const Tensor& input, int64_t dim) { return input.log_softmax(dim); }

@@ -68,14 +68,34 @@ std::string str(const Args&... args) {
 }
 }  // namespace c10
 
-namespace at {
-using namespace ::c10;  // NOLINT(google-build-using-namespace)
+namespace ctorch::libtorch_detail {
+/// TORCH_CHECK's message: the caller's, or c10's text for a bare condition.
+inline std::string check_message(const char* condition) {
+  return std::string("Expected ") + condition +
+         " to be true, but got false.  (Could this error message be improved?  If so, please report an enhancement "
+         "request to PyTorch.)";
+}
+template <class... Args>
+std::string check_message(const char*, const Args&... args) {
+  return ::ctorch::detail::str_cat(args...);
+}
+}  // namespace ctorch::libtorch_detail
 
-/// libtorch's TensorList: a non-owning list of tensors.
-using TensorList = ArrayRef<Tensor>;
+/// c10's TORCH_CHECK(cond, message...): throws c10::Error (ctorch::Error) when cond is false.
+#define TORCH_CHECK(cond, ...) \
+  CTORCH_CHECK(cond, ::ctorch::libtorch_detail::check_message(#cond, ##__VA_ARGS__))
+/// c10's typed checks: ValueError, IndexError, TypeError.
+#define TORCH_CHECK_VALUE(cond, ...) CTORCH_CHECK_VALUE(cond, ::ctorch::libtorch_detail::check_message(#cond, ##__VA_ARGS__))
+#define TORCH_CHECK_INDEX(cond, ...) CTORCH_CHECK_INDEX(cond, ::ctorch::libtorch_detail::check_message(#cond, ##__VA_ARGS__))
+#define TORCH_CHECK_TYPE(cond, ...) CTORCH_CHECK_TYPE(cond, ::ctorch::libtorch_detail::check_message(#cond, ##__VA_ARGS__))
+/// c10's TORCH_INTERNAL_ASSERT and its old spelling AT_ASSERT: an invariant of the program.
+#define TORCH_INTERNAL_ASSERT(cond, ...) CTORCH_INTERNAL_ASSERT(cond, ##__VA_ARGS__)
+#define AT_ASSERT(cond, ...) CTORCH_INTERNAL_ASSERT(cond, ##__VA_ARGS__)
+/// c10's AT_ERROR(message...): throws c10::Error.
+#define AT_ERROR(...) CTORCH_CHECK(false, ::ctorch::detail::str_cat(__VA_ARGS__))
 
+/// libtorch's loss reductions (ATen/core/Reduction.h declares them outside any namespace), passed as int64_t.
 namespace Reduction {
-/// libtorch's loss reductions (at::Reduction::Mean, torch::Reduction::Sum), passed as int64_t.
 enum Reduction { None, Mean, Sum, END };
 /// The native API's name of a reduction: "none", "mean", "sum".
 inline std::string name(int64_t reduction) {
@@ -83,6 +103,16 @@ inline std::string name(int64_t reduction) {
   return reduction == None ? "none" : reduction == Mean ? "mean" : "sum";
 }
 }  // namespace Reduction
+
+namespace at {
+using namespace ::c10;  // NOLINT(google-build-using-namespace)
+
+/// libtorch's TensorList: a non-owning list of tensors.
+using TensorList = ArrayRef<Tensor>;
+
+/// libtorch's loss reductions, spelled at::Reduction::Mean, torch::Reduction::Sum or, as in
+/// libtorch (ATen/core/Reduction.h), unqualified Reduction::Sum.
+namespace Reduction = ::Reduction;
 }  // namespace at
 
 namespace torch {

@@ -69,7 +69,6 @@ class ModuleHolder {
   class Name : public ::torch::nn::ModuleHolder<Name##Impl> {     \
    public:                                                        \
     using ::torch::nn::ModuleHolder<Name##Impl>::ModuleHolder;    \
-    Name() : ::torch::nn::ModuleHolder<Name##Impl>(nullptr) {}    \
   }
 
 namespace torch::nn {
@@ -167,6 +166,33 @@ class DropoutImpl : public ::ctorch::nn::Dropout {
   explicit DropoutImpl(double p) : ::ctorch::nn::Dropout(p) {}
 };
 TORCH_MODULE(Dropout);
+
+/// torch::nn::Dropout2dOptions(p) (libtorch's alias of DropoutOptions).
+using Dropout2dOptions = DropoutOptions;
+/// libtorch's Dropout2dImpl: whole channels zeroed in training.
+class Dropout2dImpl : public ::ctorch::nn::Dropout2d {
+  CTORCH_MODULE_REPLICABLE(Dropout2dImpl)
+
+ public:
+  explicit Dropout2dImpl(const Dropout2dOptions& o = {}) : ::ctorch::nn::Dropout2d(o.p()) {}
+  explicit Dropout2dImpl(double p) : ::ctorch::nn::Dropout2d(p) {}
+};
+TORCH_MODULE(Dropout2d);
+
+/// torch::nn::FeatureDropoutOptions(p).
+using FeatureDropoutOptions = DropoutOptions;
+/// libtorch's FeatureDropoutImpl (the MNIST example's conv2_drop): feature_dropout in training.
+class FeatureDropoutImpl : public ::ctorch::nn::Dropout2d {
+  CTORCH_MODULE_REPLICABLE(FeatureDropoutImpl)
+
+ public:
+  explicit FeatureDropoutImpl(const FeatureDropoutOptions& o = {}) : ::ctorch::nn::Dropout2d(o.p()) {}
+  explicit FeatureDropoutImpl(double p) : ::ctorch::nn::Dropout2d(p) {}
+  Tensor forward(const Tensor& input) override {
+    return ::ctorch::nn::functional::feature_dropout(input, p, is_training());
+  }
+};
+TORCH_MODULE(FeatureDropout);
 
 /// libtorch's ReLUImpl.
 class ReLUImpl : public ::ctorch::nn::ReLU {
@@ -278,6 +304,10 @@ inline Tensor softmax(const Tensor& x, int64_t dim) { return x.softmax(dim); }
 inline Tensor log_softmax(const Tensor& x, int64_t dim) { return x.log_softmax(dim); }
 /// torch::dropout(x, p, train).
 inline Tensor dropout(const Tensor& x, double p, bool train) { return ::ctorch::nn::functional::dropout(x, p, train); }
+/// torch::feature_dropout(x, p, train): whole channels.
+inline Tensor feature_dropout(const Tensor& x, double p, bool train) {
+  return ::ctorch::nn::functional::feature_dropout(x, p, train);
+}
 /// torch::mse_loss(input, target, reduction).
 inline Tensor mse_loss(const Tensor& input, const Tensor& target, int64_t reduction = at::Reduction::Mean) {
   return ::ctorch::nn::functional::mse_loss(input, target, at::Reduction::name(reduction));
