@@ -71,7 +71,8 @@ TEST(Mnist, LibtorchSpellingsNormalizeAndBatch) {
                      .map(torch::data::transforms::Stack<>());
   EXPECT_EQ(dataset.size().value(), 10000u);
   auto loader = torch::data::make_data_loader<torch::data::samplers::SequentialSampler>(std::move(dataset), 64);
-  const auto& batch = *loader->begin();
+  auto it = loader->begin();  // the iterator owns its batch: keep it alive while reading
+  const auto batch = *it;
   EXPECT_EQ(batch.data.sizes(), IntArrayRef({64, 1, 28, 28}));
   EXPECT_FLOAT_EQ(batch.data[1][0][0][2].item<float>(), (3.0f / 255 - 0.5f) / 0.25f);
   EXPECT_EQ(batch.target[7].item<int64_t>(), 7);
