@@ -203,14 +203,16 @@ int main(int argc, char** argv) {
   };
 #ifdef CTORCH_BENCH_LIBTORCH
 #define CTORCH_LT_(f) f
+#define CTORCH_LT_SHAPE_(f, c) [c](benchmark::State& s) { f(s, c); }
 #else
 #define CTORCH_LT_(f) nullptr
+#define CTORCH_LT_SHAPE_(f, c) nullptr
 #endif
   for (const ConvShape& c : kShapes) {
     add(std::string("fwd_") + c.name, [c](benchmark::State& s) { ct_forward(s, c); },
-        [c](benchmark::State& s) { CTORCH_LT_(lt_forward)(s, c); });
+        CTORCH_LT_SHAPE_(lt_forward, c));
     add(std::string("fwd_bwd_") + c.name, [c](benchmark::State& s) { ct_forward_backward(s, c); },
-        [c](benchmark::State& s) { CTORCH_LT_(lt_forward_backward)(s, c); });
+        CTORCH_LT_SHAPE_(lt_forward_backward, c));
   }
   add("convnet_sgd_step", ct_convnet_step, CTORCH_LT_(lt_convnet_step));
   add("max_pool2d_fwd_bwd_32x26", ct_max_pool_forward_backward, CTORCH_LT_(lt_max_pool_forward_backward));

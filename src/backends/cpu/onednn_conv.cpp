@@ -1,7 +1,7 @@
 // 2-d convolution on the cpu through oneDNN, as PyTorch's cpu convolution uses it ("mkldnn"):
 // the tensors stay plain NCHW / OIHW; oneDNN picks its blocked layouts (format `any`) and the
-// arguments are reordered in and out around the primitive. Primitives and their reorders are
-// built once per geometry and cached. float32 only; other dtypes, and geometries whose right
+// arguments are reordered in and out around the primitive. Primitives and their reorder
+// primitives are built once per geometry and cached. float32 only; other dtypes, and geometries whose right
 // padding would be negative, return false and run the op layer's im2col + GEMM.
 #include "backends/cpu/onednn_conv.h"
 
@@ -27,20 +27,32 @@ dnnl::engine& engine() {
   return e;
 }
 
-// One argument of a primitive: the caller's plain layout and the layout the primitive wants.
+// One argument of a primitive: the caller's plain layout, the layout the primitive wants, and the
+// reorder between them when they differ (into the primitive's layout for inputs, out of it for outputs).
 struct Arg {
   int id;               // DNNL_ARG_*
   memory::desc plain;   // the tensor as ctorch holds it
   memory::desc wanted;  // the primitive's layout
   bool output;
-  bool reorder() const { return plain != wanted; }
+  dnnl::reorder reorder;  // empty when plain == wanted
 };
 
-// A cached primitive with its arguments (the reorders are made per call: they are cheap to build).
+// A cached primitive with its arguments and their reorders (building a reorder costs about as much
+// as running it at MNIST sizes, so they are built once per geometry too).
 struct Prepared {
   dnnl::primitive primitive;
   std::vector<Arg> args;
 };
+
+// The argument, with its reorder built when the layouts differ.
+Arg make_arg(int id, const memory::desc& plain, const memory::desc& wanted, bool output) {
+  Arg a{id, plain, wanted, output, {}};
+  if (plain != wanted) {
+    a.reorder = output ? dnnl::reorder(dnnl::reorder::primitive_desc(engine(), wanted, engine(), plain))
+                       : dnnl::reorder(dnnl::reorder::primitive_desc(engine(), plain, engine(), wanted));
+  }
+  return a;
+}
 
 using Key = std::tuple<int, int64_t, int64_t, int64_t, int64_t, int64_t, int64_t, int64_t, int64_t, int64_t, int64_t,
                        int64_t, int64_t, int64_t, int64_t, int64_t, bool>;
@@ -75,10 +87,10 @@ Prepared prepare(const ops::ConvKernelArgs& a, int64_t pad_r0, int64_t pad_r1) {
   switch (a.pass) {
     case ops::ConvPass::Forward: {
       r.primitive = dnnl::convolution_forward(fwd);
-      r.args = {{DNNL_ARG_SRC, plain(src, Tag::nchw), fwd.src_desc(), false},
-                {DNNL_ARG_WEIGHTS, plain(wei, wei_tag), fwd.weights_desc(), false},
-                {DNNL_ARG_DST, plain(dst, Tag::nchw), fwd.dst_desc(), true}};
-      if (with_bias) r.args.push_back({DNNL_ARG_BIAS, bias_md, fwd.bias_desc(), false});
+      r.args = {make_arg(DNNL_ARG_SRC, plain(src, Tag::nchw), fwd.src_desc(), false),
+                make_arg(DNNL_ARG_WEIGHTS, plain(wei, wei_tag), fwd.weights_desc(), false),
+                make_arg(DNNL_ARG_DST, plain(dst, Tag::nchw), fwd.dst_desc(), true)};
+      if (with_bias) r.args.push_back(make_arg(DNNL_ARG_BIAS, bias_md, fwd.bias_desc(), false));
       break;
     }
     case ops::ConvPass::BackwardData: {
@@ -86,9 +98,9 @@ Prepared prepare(const ops::ConvKernelArgs& a, int64_t pad_r0, int64_t pad_r1) {
                                                     strides, dilates, pad_l, pad_r);
       const dnnl::convolution_backward_data::primitive_desc pd(d, engine(), fwd);
       r.primitive = dnnl::convolution_backward_data(pd);
-      r.args = {{DNNL_ARG_DIFF_DST, plain(dst, Tag::nchw), pd.diff_dst_desc(), false},
-                {DNNL_ARG_WEIGHTS, plain(wei, wei_tag), pd.weights_desc(), false},
-                {DNNL_ARG_DIFF_SRC, plain(src, Tag::nchw), pd.diff_src_desc(), true}};
+      r.args = {make_arg(DNNL_ARG_DIFF_DST, plain(dst, Tag::nchw), pd.diff_dst_desc(), false),
+                make_arg(DNNL_ARG_WEIGHTS, plain(wei, wei_tag), pd.weights_desc(), false),
+                make_arg(DNNL_ARG_DIFF_SRC, plain(src, Tag::nchw), pd.diff_src_desc(), true)};
       break;
     }
     case ops::ConvPass::BackwardWeights: {
@@ -100,10 +112,10 @@ Prepared prepare(const ops::ConvKernelArgs& a, int64_t pad_r0, int64_t pad_r1) {
                                                                           pad_r);
       const dnnl::convolution_backward_weights::primitive_desc pd(d, engine(), fwd);
       r.primitive = dnnl::convolution_backward_weights(pd);
-      r.args = {{DNNL_ARG_SRC, plain(src, Tag::nchw), pd.src_desc(), false},
-                {DNNL_ARG_DIFF_DST, plain(dst, Tag::nchw), pd.diff_dst_desc(), false},
-                {DNNL_ARG_DIFF_WEIGHTS, plain(wei, wei_tag), pd.diff_weights_desc(), true}};
-      if (with_bias) r.args.push_back({DNNL_ARG_DIFF_BIAS, bias_md, pd.diff_bias_desc(), true});
+      r.args = {make_arg(DNNL_ARG_SRC, plain(src, Tag::nchw), pd.src_desc(), false),
+                make_arg(DNNL_ARG_DIFF_DST, plain(dst, Tag::nchw), pd.diff_dst_desc(), false),
+                make_arg(DNNL_ARG_DIFF_WEIGHTS, plain(wei, wei_tag), pd.diff_weights_desc(), true)};
+      if (with_bias) r.args.push_back(make_arg(DNNL_ARG_DIFF_BIAS, bias_md, pd.diff_bias_desc(), true));
       break;
     }
   }
@@ -153,22 +165,26 @@ bool onednn_conv2d(const ops::ConvKernelArgs& a, Stream) {
   dnnl::stream stream(engine());
   std::unordered_map<int, memory> exec_args;
   std::vector<std::pair<memory, memory>> outputs;  // (the primitive's, the caller's) to reorder back
+  std::vector<const Arg*> reordered_outputs;
   for (const Arg& arg : prepared->args) {
     memory user(arg.plain, engine(), pointer_of(a, arg.id));
-    if (!arg.reorder()) {
+    if (!arg.reorder) {
       exec_args.emplace(arg.id, user);
       continue;
     }
     memory inner(arg.wanted, engine());
     if (arg.output) {
       outputs.emplace_back(inner, user);
+      reordered_outputs.push_back(&arg);
     } else {
-      dnnl::reorder(user, inner).execute(stream, user, inner);
+      arg.reorder.execute(stream, user, inner);
     }
     exec_args.emplace(arg.id, inner);
   }
   prepared->primitive.execute(stream, exec_args);
-  for (auto& [inner, user] : outputs) dnnl::reorder(inner, user).execute(stream, inner, user);
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    reordered_outputs[i]->reorder.execute(stream, outputs[i].first, outputs[i].second);
+  }
   stream.wait();
   return true;
 }
