@@ -135,20 +135,22 @@ class Flatten : public UnaryModule {
 class Dropout : public UnaryModule {
   CTORCH_MODULE_REPLICABLE(Dropout)
  public:
-  explicit Dropout(double p = 0.5);
+  explicit Dropout(double p = 0.5) : Dropout(p, "Dropout") {}
   Tensor forward(const Tensor& input) override;
   std::string extra_repr() const override;
   double p;
+
+ protected:
+  /// A dropout layer printed as `name` (Dropout2d).
+  Dropout(double p, const char* name);
 };
 
 /// Zeroes whole channels of [N, C, H, W] in training (torch.nn.Dropout2d).
-class Dropout2d : public UnaryModule {
+class Dropout2d : public Dropout {
   CTORCH_MODULE_REPLICABLE(Dropout2d)
  public:
-  explicit Dropout2d(double p = 0.5);
+  explicit Dropout2d(double p = 0.5) : Dropout(p, "Dropout2d") {}
   Tensor forward(const Tensor& input) override;
-  std::string extra_repr() const override;
-  double p;
 };
 
 }  // namespace ctorch::nn

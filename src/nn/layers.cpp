@@ -72,7 +72,7 @@ std::string Flatten::extra_repr() const {
   return "start_dim=" + std::to_string(start_dim) + ", end_dim=" + std::to_string(end_dim);
 }
 
-Dropout::Dropout(double p) : UnaryModule("Dropout"), p(p) {
+Dropout::Dropout(double p, const char* name) : UnaryModule(name), p(p) {
   CTORCH_CHECK_VALUE(p >= 0 && p <= 1, "dropout probability has to be between 0 and 1, but got ", p);
 }
 
@@ -84,17 +84,7 @@ std::string Dropout::extra_repr() const {
   return os.str();
 }
 
-Dropout2d::Dropout2d(double p) : UnaryModule("Dropout2d"), p(p) {
-  CTORCH_CHECK_VALUE(p >= 0 && p <= 1, "dropout probability has to be between 0 and 1, but got ", p);
-}
-
 Tensor Dropout2d::forward(const Tensor& input) { return functional::dropout2d(input, p, is_training()); }
-
-std::string Dropout2d::extra_repr() const {
-  std::ostringstream os;
-  os << "p=" << p << ", inplace=False";
-  return os.str();
-}
 
 }  // namespace ctorch::nn
 

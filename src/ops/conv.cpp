@@ -17,14 +17,13 @@
 //   and the padding a cat, so second derivatives flow through ordinary recorded ops.
 #include "ops/conv.h"
 
-#include <string>
-
 #include "ctorch/conv.h"
 #include "ctorch/factories.h"
 #include "ctorch/grad_mode.h"
 #include "ctorch/ops.h"
 #include "ops/grad_hook.h"
 #include "ops/launch.h"
+#include "ops/pad.h"
 
 namespace ctorch {
 
@@ -94,16 +93,8 @@ void check_conv(const Tensor& input, const Tensor& x, const Tensor& weight, cons
 
 // `x` [N, C, H, W] with p.padding zeros around H and W (a cat: differentiable, contiguous).
 Tensor padded(const Tensor& x, const ConvParams& p) {
-  Tensor r = x.contiguous();
-  if (p.padding[1] > 0) {
-    const Tensor z = zeros({r.size(0), r.size(1), r.size(2), p.padding[1]}, r.options());
-    r = cat({z, r, z}, 3);
-  }
-  if (p.padding[0] > 0) {
-    const Tensor z = zeros({r.size(0), r.size(1), p.padding[0], r.size(3)}, r.options());
-    r = cat({z, r, z}, 2);
-  }
-  return r;
+  const Tensor r = ops::pad_dim(x.contiguous(), 3, p.padding[1], p.padding[1], 0.0);
+  return ops::pad_dim(r, 2, p.padding[0], p.padding[0], 0.0);
 }
 
 // The geometry of the windows of the padded input, [C, KH, KW, N, OH, OW], in its elements.
@@ -206,10 +197,15 @@ ConvParams make_params(IntArrayRef stride, IntArrayRef padding, IntArrayRef dila
   return p;
 }
 
-Tensor conv2d_checked(const Tensor& input, const Tensor& weight, const Tensor& bias, const ConvParams& p) {
+// PyTorch's check of conv2d's input rank.
+void check_conv2d_input(const Tensor& input) {
   CTORCH_CHECK(input.defined() && (input.dim() == 3 || input.dim() == 4),
                "Expected 3D (unbatched) or 4D (batched) input to conv2d, but got input of size: ",
                input.defined() ? input.sizes() : IntArrayRef());
+}
+
+Tensor conv2d_checked(const Tensor& input, const Tensor& weight, const Tensor& bias, const ConvParams& p) {
+  check_conv2d_input(input);
   const bool unbatched = input.dim() == 3;
   const Tensor x = unbatched ? input.unsqueeze(0) : input;
   check_conv(input, x, weight, bias, p);
@@ -288,19 +284,16 @@ Tensor conv2d_padding_mode(const Tensor& input, const Tensor& weight, const Tens
   ConvParams p = make_params(stride, {0}, dilation, groups);
   if (padding == "valid") return conv2d_checked(input, weight, bias, p);
   CTORCH_CHECK(p.stride[0] == 1 && p.stride[1] == 1, "padding='same' is not supported for strided convolutions");
-  CTORCH_CHECK(weight.defined() && weight.dim() == 4, "expected a 4-dimensional weight for conv2d");
+  check_conv2d_input(input);
+  CTORCH_CHECK(weight.defined() && weight.dim() == 4, "expected a 4-dimensional weight for conv2d, but got weight of size ",
+               weight.defined() ? weight.sizes() : IntArrayRef());
   // PyTorch's _convolution_mode: symmetric padding, and one extra row/column on the far side
   // when the total is odd (an asymmetric pad of the input first).
   Tensor x = input;
   for (int i = 0; i < 2; ++i) {
     const int64_t total = p.dilation[i] * (weight.size(2 + i) - 1);
     p.padding[i] = total / 2;
-    if (total % 2 != 0) {
-      const int64_t dim = input.dim() - 2 + i;
-      DimVector zs(x.sizes());
-      zs[static_cast<size_t>(dim)] = 1;
-      x = cat({x, zeros(zs, x.options())}, dim);
-    }
+    if (total % 2 != 0) x = ops::pad_dim(x, input.dim() - 2 + i, 0, 1, 0.0);
   }
   return conv2d_checked(x, weight, bias, p);
 }

@@ -21,6 +21,7 @@
 #include "ctorch/ops.h"
 #include "ops/grad_hook.h"
 #include "ops/launch.h"
+#include "ops/pad.h"
 #include "ops/pool.h"
 
 namespace ctorch {
@@ -29,7 +30,6 @@ namespace {
 
 struct PoolParams {
   int64_t kernel[2], stride[2], padding[2], dilation[2];
-  bool ceil_mode;
 };
 
 // One int for both dims, or one per dim (PyTorch's texts name the argument).
@@ -47,32 +47,11 @@ int64_t output_size(int64_t in, int64_t k, int64_t pad, int64_t stride, int64_t 
   return out;
 }
 
-// `x` [N, C, H, W] with `value` rows/columns: `before` at the start, `after` at the end of dim `dim`.
-Tensor pad_dim(const Tensor& x, int64_t dim, int64_t before, int64_t after, double value) {
-  if (before == 0 && after == 0) return x;
-  std::vector<Tensor> parts;
-  DimVector shape(x.sizes());
-  if (before > 0) {
-    shape[static_cast<size_t>(dim)] = before;
-    parts.push_back(full(shape, value, x.options()));
-  }
-  parts.push_back(x);
-  if (after > 0) {
-    shape[static_cast<size_t>(dim)] = after;
-    parts.push_back(full(shape, value, x.options()));
-  }
-  return cat(parts, dim);
-}
-
-// The kernel arguments for pooling `planes` planes of h x w into oh x ow.
-ops::MaxPoolKernelArgs kernel_args(const PoolParams& p, ScalarType dtype, int64_t planes, int64_t h, int64_t w,
-                                   int64_t oh, int64_t ow) {
+// The kernel arguments of either pass: `planes` planes of h x w pooled into oh x ow.
+ops::MaxPoolKernelArgs kernel_args(ScalarType dtype, int64_t planes, int64_t h, int64_t w, int64_t oh, int64_t ow) {
   ops::MaxPoolKernelArgs a;
   a.dtype = dtype;
   a.planes = planes, a.h = h, a.w = w, a.oh = oh, a.ow = ow;
-  for (int i = 0; i < 2; ++i) {
-    a.kernel[i] = p.kernel[i], a.stride[i] = p.stride[i], a.padding[i] = p.padding[i], a.dilation[i] = p.dilation[i];
-  }
   return a;
 }
 
@@ -83,7 +62,10 @@ std::tuple<Tensor, Tensor> max_pool_forward(const Tensor& x, const PoolParams& p
     const Tensor xc = x.contiguous();
     Tensor values = empty({n, c, oh, ow}, x.options());
     Tensor indices = empty({n, c, oh, ow}, x.options().dtype(kLong));
-    ops::MaxPoolKernelArgs a = kernel_args(p, x.dtype(), n * c, h, w, oh, ow);
+    ops::MaxPoolKernelArgs a = kernel_args(x.dtype(), n * c, h, w, oh, ow);
+    for (int i = 0; i < 2; ++i) {
+      a.kernel[i] = p.kernel[i], a.stride[i] = p.stride[i], a.padding[i] = p.padding[i], a.dilation[i] = p.dilation[i];
+    }
     a.input = xc.data_ptr();
     a.output = values.data_ptr();
     a.indices = static_cast<int64_t*>(indices.data_ptr());
@@ -94,8 +76,8 @@ std::tuple<Tensor, Tensor> max_pool_forward(const Tensor& x, const PoolParams& p
   const int64_t end_h = (oh - 1) * p.stride[0] + p.dilation[0] * (kh - 1) + 1;
   const int64_t end_w = (ow - 1) * p.stride[1] + p.dilation[1] * (kw - 1) + 1;
   const double lowest = -std::numeric_limits<double>::infinity();
-  Tensor xp = pad_dim(x.contiguous(), 3, p.padding[1], std::max<int64_t>(end_w - w - p.padding[1], 0), lowest);
-  xp = pad_dim(xp, 2, p.padding[0], std::max<int64_t>(end_h - h - p.padding[0], 0), lowest).contiguous();
+  Tensor xp = ops::pad_dim(x.contiguous(), 3, p.padding[1], std::max<int64_t>(end_w - w - p.padding[1], 0), lowest);
+  xp = ops::pad_dim(xp, 2, p.padding[0], std::max<int64_t>(end_h - h - p.padding[0], 0), lowest).contiguous();
   const int64_t hp = xp.size(2), wp = xp.size(3);
   const Tensor windows = xp.as_strided({n, c, oh, ow, kh, kw},
                                        {c * hp * wp, hp * wp, p.stride[0] * wp, p.stride[1], p.dilation[0] * wp,
@@ -114,7 +96,6 @@ std::tuple<Tensor, Tensor> max_pool_forward(const Tensor& x, const PoolParams& p
 std::tuple<Tensor, Tensor> max_pool2d_checked(const Tensor& input, IntArrayRef kernel_size, IntArrayRef stride,
                                               IntArrayRef padding, IntArrayRef dilation, bool ceil_mode) {
   PoolParams p{};
-  p.ceil_mode = ceil_mode;
   two_ints(kernel_size, "kernel_size must either be a single int, or a tuple of two ints", p.kernel);
   if (stride.empty()) {
     p.stride[0] = p.kernel[0], p.stride[1] = p.kernel[1];
@@ -174,8 +155,7 @@ Tensor max_pool2d_backward(const Tensor& grad, IntArrayRef input_sizes, const Te
     if (const KernelTable& k = kernels_for(grad.device()); k.max_pool2d != nullptr && planes > 0) {
       const Tensor gc = grad.contiguous(), ic = indices.contiguous();
       Tensor out = empty(input_sizes, grad.options());
-      PoolParams unused{};
-      MaxPoolKernelArgs a = kernel_args(unused, grad.dtype(), planes, h, w, grad.size(-2), grad.size(-1));
+      MaxPoolKernelArgs a = kernel_args(grad.dtype(), planes, h, w, grad.size(-2), grad.size(-1));
       a.backward = true;
       a.grad_output = gc.data_ptr();
       a.indices = static_cast<int64_t*>(const_cast<void*>(ic.data_ptr()));

@@ -1,5 +1,6 @@
 // datasets::MNIST reads MNIST's IDX files as libtorch does (file names, header checks and texts),
 // and refuses missing, mislabelled and truncated files with an error naming the file.
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <cstdio>
@@ -10,11 +11,13 @@
 
 #include "ctorch/ctorch.h"
 #include "ctorch/torch.h"
+#include "test_util.h"
 
 namespace ctorch {
 namespace {
 
 namespace fs = std::filesystem;
+using ::testing::HasSubstr;
 
 void put_u32(std::ofstream& out, uint32_t v) {
   const unsigned char b[4] = {static_cast<unsigned char>(v >> 24), static_cast<unsigned char>(v >> 16),
@@ -37,15 +40,6 @@ fs::path write_test_split(const std::string& name, uint32_t image_magic = 2051, 
   put_u32(labels, 10000);
   for (int i = 0; i < 10000; ++i) labels.put(static_cast<char>(i % 10));
   return dir;
-}
-
-std::string error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    return e.what_without_backtrace();
-  }
-  return "no error";
 }
 
 TEST(Mnist, ReadsImagesAsFloatsInZeroOneAndLabelsAsInt64) {
@@ -81,15 +75,15 @@ TEST(Mnist, LibtorchSpellingsNormalizeAndBatch) {
 
 TEST(Mnist, MissingMislabelledAndTruncatedFilesAreNamed) {
   const fs::path nowhere = fs::temp_directory_path() / "ctorch_mnist_nowhere";
-  EXPECT_EQ(error_of([&] { data::datasets::MNIST(nowhere.string()); }),
-            "Error opening images file at " + (nowhere / "train-images-idx3-ubyte").string());
+  EXPECT_THAT(testing::error_of([&] { data::datasets::MNIST(nowhere.string()); }),
+              HasSubstr("Error opening images file at " + (nowhere / "train-images-idx3-ubyte").string()));
   const fs::path wrong = write_test_split("magic", /*image_magic=*/2049);
-  EXPECT_EQ(error_of([&] { data::datasets::MNIST(wrong.string(), data::datasets::MNIST::Mode::kTest); }),
-            "Expected to read number 2051 but found 2049 instead");
+  EXPECT_THAT(testing::error_of([&] { data::datasets::MNIST(wrong.string(), data::datasets::MNIST::Mode::kTest); }),
+              HasSubstr("Expected to read number 2051 but found 2049 instead"));
   const fs::path truncated = write_test_split("truncated", 2051, /*pixels_written=*/1000);
-  EXPECT_NE(error_of([&] { data::datasets::MNIST(truncated.string(), data::datasets::MNIST::Mode::kTest); })
-                .find("t10k-images-idx3-ubyte is truncated: expected 7840000 bytes of data, read 1000"),
-            std::string::npos);
+  EXPECT_THAT(
+      testing::error_of([&] { data::datasets::MNIST(truncated.string(), data::datasets::MNIST::Mode::kTest); }),
+      HasSubstr("t10k-images-idx3-ubyte is truncated: expected 7840000 bytes of data, read 1000"));
   fs::remove_all(wrong);
   fs::remove_all(truncated);
 }
