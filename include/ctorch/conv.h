@@ -1,4 +1,4 @@
-// Convolution ops (torch.conv2d, torch.conv1d): im2col + GEMM on every device, oneDNN on the cpu
+// Convolution ops (torch.conv2d, torch.conv1d, torch.conv_transpose2d/1d): im2col + GEMM on every device, oneDNN on the cpu
 // where it applies (docs in src/ops/conv.cpp, Note [Convolution]).
 #pragma once
 
@@ -25,5 +25,15 @@ Tensor conv2d(const Tensor& input, const Tensor& weight, const Tensor& bias, Int
 /// torch.conv1d: input [N, C, L] (or [C, L]) with weight [OC, C / groups, K].
 Tensor conv1d(const Tensor& input, const Tensor& weight, const Tensor& bias = {}, IntArrayRef stride = {1},
               IntArrayRef padding = {0}, IntArrayRef dilation = {1}, int64_t groups = 1);
+
+/// torch.conv_transpose2d: input [N, C, H, W] (or [C, H, W]) with weight [C, OC / groups, KH, KW]; the
+/// output is (H - 1) * stride - 2 * padding + dilation * (KH - 1) + output_padding + 1 high (and wide).
+Tensor conv_transpose2d(const Tensor& input, const Tensor& weight, const Tensor& bias = {}, IntArrayRef stride = {1},
+                        IntArrayRef padding = {0}, IntArrayRef output_padding = {0}, int64_t groups = 1,
+                        IntArrayRef dilation = {1});
+/// torch.conv_transpose1d: input [N, C, L] (or [C, L]) with weight [C, OC / groups, K].
+Tensor conv_transpose1d(const Tensor& input, const Tensor& weight, const Tensor& bias = {}, IntArrayRef stride = {1},
+                        IntArrayRef padding = {0}, IntArrayRef output_padding = {0}, int64_t groups = 1,
+                        IntArrayRef dilation = {1});
 
 }  // namespace ctorch

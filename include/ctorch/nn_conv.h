@@ -1,4 +1,5 @@
-// Convolution and pooling over images (torch.nn.Conv2d, MaxPool2d, AvgPool2d and their functional forms).
+// Convolution and pooling over images (torch.nn.Conv2d, ConvTranspose2d, MaxPool2d, AvgPool2d and their
+// functional forms).
 #pragma once
 
 #include <array>
@@ -21,14 +22,21 @@ Tensor max_pool2d(const Tensor& input, Pair2 kernel_size, Pair2 stride = {0, 0},
 Tensor avg_pool2d(const Tensor& input, Pair2 kernel_size, Pair2 stride = {0, 0}, Pair2 padding = {0, 0});
 }  // namespace functional
 
-/// 2-d convolution (torch.nn.Conv2d, groups=1, zero padding), initialized as PyTorch's.
+namespace functional {
+/// Transposed 2-d convolution of input [N, C, H, W] with weight [C, OC / groups, KH, KW] (ctorch::conv_transpose2d).
+Tensor conv_transpose2d(const Tensor& input, const Tensor& weight, const Tensor& bias = Tensor(),
+                        Pair2 stride = {1, 1}, Pair2 padding = {0, 0}, Pair2 output_padding = {0, 0},
+                        int64_t groups = 1, Pair2 dilation = {1, 1});
+}  // namespace functional
+
+/// 2-d convolution (torch.nn.Conv2d with zero padding), initialized as PyTorch's.
 class Conv2d : public UnaryModule {
   CTORCH_MODULE_REPLICABLE(Conv2d)
   void rebind() override;
 
  public:
   Conv2d(int64_t in_channels, int64_t out_channels, Pair2 kernel_size, Pair2 stride = {1, 1}, Pair2 padding = {0, 0},
-         Pair2 dilation = {1, 1}, bool bias = true);
+         Pair2 dilation = {1, 1}, bool bias = true, int64_t groups = 1);
   /// A square kernel.
   Conv2d(int64_t in_channels, int64_t out_channels, int64_t kernel_size, int64_t stride = 1, int64_t padding = 0)
       : Conv2d(in_channels, out_channels, Pair2{kernel_size, kernel_size}, Pair2{stride, stride},
@@ -38,6 +46,28 @@ class Conv2d : public UnaryModule {
   Tensor weight, bias;
   int64_t in_channels, out_channels;
   Pair2 kernel_size, stride, padding, dilation;
+  int64_t groups;
+};
+
+/// Transposed 2-d convolution (torch.nn.ConvTranspose2d), initialized as PyTorch's; weight
+/// [in_channels, out_channels / groups, KH, KW].
+class ConvTranspose2d : public UnaryModule {
+  CTORCH_MODULE_REPLICABLE(ConvTranspose2d)
+  void rebind() override;
+
+ public:
+  ConvTranspose2d(int64_t in_channels, int64_t out_channels, Pair2 kernel_size, Pair2 stride = {1, 1},
+                  Pair2 padding = {0, 0}, Pair2 output_padding = {0, 0}, int64_t groups = 1, bool bias = true,
+                  Pair2 dilation = {1, 1});
+  Tensor forward(const Tensor& input) override;
+  /// The output padding that makes the output `output_size` (its last two entries; PyTorch's checks).
+  Tensor forward(const Tensor& input, IntArrayRef output_size);
+  std::string extra_repr() const override;
+  Tensor weight, bias;
+  int64_t in_channels, out_channels;
+  Pair2 kernel_size, stride, padding, output_padding;
+  int64_t groups;
+  Pair2 dilation;
 };
 
 /// Max pooling (torch.nn.MaxPool2d; stride defaults to the kernel size).

@@ -163,6 +163,20 @@ void bind_nn(py::module_& m) {
     return no_gil([&] { return ctorch::conv1d(x, w, bias, s, p, d, groups); });
   }, py::arg("input"), py::arg("weight"), py::arg("bias") = py::none(), py::arg("stride") = 1, py::arg("padding") = 0,
      py::arg("dilation") = 1, py::arg("groups") = 1);
+  m.def("conv_transpose2d", [ints](const Tensor& x, const Tensor& w, py::handle b, py::handle stride,
+                                   py::handle padding, py::handle output_padding, int64_t groups, py::handle dilation) {
+    Tensor bias = opt_tensor(b);
+    const std::vector<int64_t> s = ints(stride), p = ints(padding), op = ints(output_padding), d = ints(dilation);
+    return no_gil([&] { return ctorch::conv_transpose2d(x, w, bias, s, p, op, groups, d); });
+  }, py::arg("input"), py::arg("weight"), py::arg("bias") = py::none(), py::arg("stride") = 1, py::arg("padding") = 0,
+     py::arg("output_padding") = 0, py::arg("groups") = 1, py::arg("dilation") = 1);
+  m.def("conv_transpose1d", [ints](const Tensor& x, const Tensor& w, py::handle b, py::handle stride,
+                                   py::handle padding, py::handle output_padding, int64_t groups, py::handle dilation) {
+    Tensor bias = opt_tensor(b);
+    const std::vector<int64_t> s = ints(stride), p = ints(padding), op = ints(output_padding), d = ints(dilation);
+    return no_gil([&] { return ctorch::conv_transpose1d(x, w, bias, s, p, op, groups, d); });
+  }, py::arg("input"), py::arg("weight"), py::arg("bias") = py::none(), py::arg("stride") = 1, py::arg("padding") = 0,
+     py::arg("output_padding") = 0, py::arg("groups") = 1, py::arg("dilation") = 1);
   m.def("max_pool2d_with_indices", [ints](const Tensor& x, py::handle k, py::handle stride, py::handle padding,
                                           py::handle dilation, bool ceil_mode) {
     const std::vector<int64_t> ks = ints(k), p = ints(padding), d = ints(dilation);
@@ -197,8 +211,11 @@ void bind_nn(py::module_& m) {
 
   // ---- the layers' PyTorch initialization, from the C++ layers themselves
   m.def("init_linear", [](int64_t in, int64_t out, bool bias) { return initial_tensors(nn::Linear(in, out, bias)); });
-  m.def("init_conv2d", [](int64_t in, int64_t out, py::handle k, py::handle s, py::handle p, py::handle d, bool bias) {
-    return initial_tensors(nn::Conv2d(in, out, pair(k), pair(s), pair(p), pair(d), bias));
+  m.def("init_conv2d", [](int64_t in, int64_t out, py::handle k, int64_t groups, bool bias) {
+    return initial_tensors(nn::Conv2d(in, out, pair(k), {1, 1}, {0, 0}, {1, 1}, bias, groups));
+  });
+  m.def("init_conv_transpose2d", [](int64_t in, int64_t out, py::handle k, int64_t groups, bool bias) {
+    return initial_tensors(nn::ConvTranspose2d(in, out, pair(k), {1, 1}, {0, 0}, {0, 0}, groups, bias));
   });
   m.def("init_embedding", [](int64_t n, int64_t dim, std::optional<int64_t> padding_idx) {
     return initial_tensors(nn::Embedding(n, dim, padding_idx));

@@ -193,7 +193,7 @@ Tensor.type = _type
 from . import autograd, cuda, distributed, fft, nn, optim, safetensors, serialization, utils, backends  # noqa: E402,F401
 from .nn.parameter import Parameter  # noqa: E402,F401
 from .serialization import save, load  # noqa: E402,F401
-from .nn.functional import conv1d, conv2d  # noqa: E402,F401
+from .nn.functional import conv1d, conv2d, conv_transpose1d, conv_transpose2d  # noqa: E402,F401
 
 
 def _reduce_ex(self, proto):

@@ -413,6 +413,60 @@ def conv2d_dtype_mismatch(torch):
 
 
 @case
+def conv_transpose2d_values_and_gradients(torch):
+    F = torch.nn.functional
+    x, w, b = _conv_operands(torch)
+    x.requires_grad_()
+    w.requires_grad_()
+    out = F.conv_transpose2d(x, w[:4], b[:6], stride=(2, 1), padding=(1, 0), output_padding=(1, 0), groups=2,
+                             dilation=(1, 2))
+    out.backward((torch.arange(out.numel(), dtype=torch.float32).reshape(out.shape) % 3) - 1)
+    return [out, out.grad_fn.name(), x.grad, w.grad, F.conv_transpose2d(x[0], w[:4], None, 2),
+            torch.conv_transpose1d(x[:, :, 0], w[:4, :, 0], None, 2, 1, 1),
+            F.conv_transpose2d(x.detach().double(), w[:4].detach().double(), None, 3, 1, 2, 2, 1)]
+
+
+@case
+def conv_layers_init_repr_output_size(torch):
+    torch.manual_seed(0)
+    up = torch.nn.ConvTranspose2d(4, 6, (3, 2), stride=2, padding=1, groups=2)
+    down = torch.nn.Conv2d(4, 6, 3, groups=2, bias=False, padding="same")
+    x = torch.ones(2, 4, 5, 5)
+    return [repr(up), repr(down), up.weight, up.bias, down.weight, up(x, output_size=[10, 9]).shape,
+            torch.nn.ConvTranspose2d(3, 2, 4, 2, 1, output_padding=1, bias=False)]
+
+
+@case
+def conv_transpose2d_output_size_out_of_range(torch):
+    return torch.nn.ConvTranspose2d(4, 6, 3, stride=2, padding=1)(torch.ones(2, 4, 5, 5), output_size=[20, 9])
+
+
+@case
+def conv_transpose2d_output_padding_too_big(torch):
+    return torch.nn.functional.conv_transpose2d(torch.zeros(2, 4, 5, 5), torch.zeros(4, 3, 3, 3), output_padding=1)
+
+
+@case
+def conv_transpose2d_channel_mismatch(torch):
+    return torch.nn.functional.conv_transpose2d(torch.zeros(2, 3, 5, 5), torch.zeros(4, 3, 3, 3))
+
+
+@case
+def conv_transpose2d_bias_size(torch):
+    return torch.nn.functional.conv_transpose2d(torch.zeros(2, 4, 5, 5), torch.zeros(4, 3, 3, 3), torch.zeros(4))
+
+
+@case
+def conv_transpose2d_output_too_small(torch):
+    return torch.nn.functional.conv_transpose2d(torch.zeros(2, 4, 5, 5), torch.zeros(4, 3, 3, 3), padding=4)
+
+
+@case
+def conv2d_layer_groups_must_divide(torch):
+    return torch.nn.Conv2d(4, 6, 3, groups=4)
+
+
+@case
 def max_pool2d_values_indices_gradients(torch):
     F = torch.nn.functional
     x = ((torch.arange(2 * 3 * 7 * 6, dtype=torch.float32).reshape(2, 3, 7, 6) * 7) % 11).requires_grad_()

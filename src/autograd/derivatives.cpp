@@ -399,6 +399,13 @@ const Derivative kTable[] = {
                                                 {c.needs(0), c.needs(1), c.needs(2)});
        return {gi, gw, gb};
      }},
+    {on(GradFn::ConvTranspose2d), "conv_transpose2d", "ConvolutionBackward0", {{grad_of(1), grad_of(0)}},
+     [](C c, G g) -> variable_list {
+       auto [gi, gw, gb] = ops::conv_transpose2d_backward(g, c.needs(1) ? c.self() : Tensor(), c.sizes(0),
+                                                          c.needs(0) ? c.other() : Tensor(), c.sizes(1),
+                                                          c.args().conv, {c.needs(0), c.needs(1), c.needs(2)});
+       return {gi, gw, gb};
+     }},
 
     // Max pooling (ops/pool.cpp, Note [Max pooling]): the gradient goes where the maxima were.
     {on(GradFn::MaxPool2d), "max_pool2d", "MaxPool2DWithIndicesBackward0", {},

@@ -1,4 +1,5 @@
-// Convolution (torch.conv2d, torch.conv1d) and its gradients.
+// Convolution (torch.conv2d, torch.conv1d, torch.conv_transpose2d, torch.conv_transpose1d) and its
+// gradients.
 //
 // Note [Convolution]
 // - conv2d is one recorded op (GradFn::Conv2d, node ConvolutionBackward0): its gradient is one
@@ -15,6 +16,10 @@
 //   grad_input folds the columns back (col2im) with one strided add per kernel offset
 //   (KH * KW adds, each over distinct addresses). Under create_graph the fold is an index_add
 //   and the padding a cat, so second derivatives flow through ordinary recorded ops.
+// - conv_transpose2d (GradFn::ConvTranspose2d, node ConvolutionBackward0 as in PyTorch) is conv2d's
+//   input gradient: its forward is conv2d_backward's data pass (the device's own kernel where there
+//   is one), its input gradient a conv2d of the gradient, its weight gradient conv2d's weight pass
+//   with input and output swapped. An output padding adds rows no window reads (zero gradient).
 #include "ops/conv.h"
 
 #include "ctorch/conv.h"
@@ -54,17 +59,26 @@ void expand_param(IntArrayRef v, const char* name, int64_t dims, int64_t out[2])
 }
 
 // PyTorch's convolution checks (ConvUtils.h's check_shape_forward and _convolution's), in its order
-// and with its texts; `x` is the batched input.
-void check_conv(const Tensor& input, const Tensor& x, const Tensor& weight, const Tensor& bias, const ConvParams& p) {
-  CTORCH_CHECK(weight.defined() && weight.dim() == 4, "expected a 4-dimensional weight for conv2d, but got weight of size ",
-               weight.defined() ? weight.sizes() : IntArrayRef());
+// and with its texts; `x` is the batched input. A transposed weight is [C, OC / groups, KH, KW].
+void check_conv(const Tensor& input, const Tensor& x, const Tensor& weight, const Tensor& bias, const ConvParams& p,
+                bool transposed = false) {
+  const char* op = transposed ? "conv_transpose2d" : "conv2d";
+  CTORCH_CHECK(weight.defined() && weight.dim() == 4, "expected a 4-dimensional weight for ", op,
+               ", but got weight of size ", weight.defined() ? weight.sizes() : IntArrayRef());
   CTORCH_CHECK_DEVICE(input.device() == weight.device(), "Input type (", input.type_string(), ") and weight type (",
                       weight.type_string(),
                       ") should be the same or input should be a MKLDNN tensor and weight is a dense tensor");
   CTORCH_CHECK(input.dtype() == weight.dtype(), "expected scalar type ", scalar_type_cpp_name(input.dtype()),
                     " but found ", scalar_type_cpp_name(weight.dtype()));
-  CTORCH_CHECK(is_floating_point(input.dtype()) || is_integral(input.dtype(), /*include_bool=*/false),
-               "\"conv2d\" not implemented for '", scalar_type_cpp_name(input.dtype()), "'");
+  if (transposed) {  // PyTorch's cpu kernel: floating types and long; a GPU's: floating types
+    const ScalarType t = input.dtype();
+    const bool cpu_ok = t == kFloat || t == kDouble || t == kLong;
+    CTORCH_CHECK(input.is_cuda() ? is_floating_point(t) : cpu_ok, "\"slow_conv_transpose2d_out_",
+                 input.is_cuda() ? "cuda" : "cpu", "\" not implemented for '", scalar_type_cpp_name(t), "'");
+  } else {
+    CTORCH_CHECK(is_floating_point(input.dtype()) || is_integral(input.dtype(), /*include_bool=*/false),
+                 "\"conv2d\" not implemented for '", scalar_type_cpp_name(input.dtype()), "'");
+  }
   if (bias.defined()) {
     CTORCH_CHECK_DEVICE(bias.device() == input.device(), "Input type (", input.type_string(), ") and bias type (",
                         bias.type_string(), ") should be the same");
@@ -79,12 +93,17 @@ void check_conv(const Tensor& input, const Tensor& x, const Tensor& weight, cons
   CTORCH_CHECK(p.groups > 0, "non-positive groups is not supported");
   CTORCH_CHECK(weight.size(0) % p.groups == 0, "Given groups=", p.groups, ", expected weight to be divisible by ",
                p.groups, " at dimension 0, but got weight of size [", weight.sizes(), "] instead");
-  CTORCH_CHECK(x.size(1) == weight.size(1) * p.groups, "Given groups=", p.groups, ", weight of size ", weight.sizes(),
-               ", expected input", input.sizes(), " to have ", weight.size(1) * p.groups, " channels, but got ",
+  const int64_t in_channels = transposed ? weight.size(0) : weight.size(1) * p.groups;
+  const int64_t out_channels = transposed ? weight.size(1) * p.groups : weight.size(0);
+  const char* given = transposed ? "Given transposed=1, weight of size " : "Given groups=";
+  CTORCH_CHECK(x.size(1) == in_channels, given, transposed ? "" : std::to_string(p.groups) + ", weight of size ",
+               weight.sizes(), ", expected input", input.sizes(), " to have ", in_channels, " channels, but got ",
                x.size(1), " channels instead");
-  CTORCH_CHECK(!bias.defined() || (bias.dim() == 1 && bias.size(0) == weight.size(0)), "Given weight of size ",
-               weight.sizes(), ", expected bias to be 1-dimensional with ", weight.size(0),
-               " elements, but got bias of size ", bias.defined() ? bias.sizes() : IntArrayRef(), " instead");
+  CTORCH_CHECK(!bias.defined() || (bias.dim() == 1 && bias.size(0) == out_channels),
+               transposed ? "Given transposed=1, weight of size " : "Given weight of size ", weight.sizes(),
+               ", expected bias to be 1-dimensional with ", out_channels, " elements, but got bias of size ",
+               bias.defined() ? bias.sizes() : IntArrayRef(), " instead");
+  if (transposed) return;  // the output size is checked with the output padding
   const int64_t ph = x.size(2) + 2 * p.padding[0], pw = x.size(3) + 2 * p.padding[1];
   const int64_t kh = p.dilation[0] * (weight.size(2) - 1) + 1, kw = p.dilation[1] * (weight.size(3) - 1) + 1;
   CTORCH_CHECK(ph >= kh && pw >= kw, "Calculated padded input size per channel: (", ph, " x ", pw,
@@ -220,6 +239,50 @@ Tensor conv2d_checked(const Tensor& input, const Tensor& weight, const Tensor& b
   return unbatched ? out.squeeze(0) : out;
 }
 
+// The transposed convolution of a batched input (no recording): conv2d's input gradient for an
+// output of `out_sizes`, which is what a transposed convolution is.
+Tensor conv_transpose2d_forward(const Tensor& x, const Tensor& weight, const Tensor& bias, const ConvParams& p,
+                                IntArrayRef out_sizes) {
+  const NoGradGuard no_grad;  // the device's own kernel, nothing recorded
+  Tensor out = std::get<0>(ops::conv2d_backward(x, Tensor(), out_sizes, weight, weight.sizes(), p, {true, false, false}));
+  if (bias.defined()) out.add_(bias.view({1, bias.size(0), 1, 1}));
+  return out;
+}
+
+Tensor conv_transpose2d_checked(const Tensor& input, const Tensor& weight, const Tensor& bias, const ConvParams& p,
+                                IntArrayRef output_padding) {
+  CTORCH_CHECK(input.defined() && (input.dim() == 3 || input.dim() == 4),
+               "Expected 3D (unbatched) or 4D (batched) input to conv_transpose2d, but got input of size: ",
+               input.defined() ? input.sizes() : IntArrayRef());
+  int64_t op[2];
+  expand_param(output_padding, "output_padding", 2, op);
+  const bool unbatched = input.dim() == 3;
+  const Tensor x = unbatched ? input.unsqueeze(0) : input;
+  check_conv(input, x, weight, bias, p, /*transposed=*/true);
+  CTORCH_CHECK(op[0] >= 0 && op[1] >= 0, "negative output_padding is not supported");
+  CTORCH_CHECK((op[0] < p.stride[0] || op[0] < p.dilation[0]) && (op[1] < p.stride[1] || op[1] < p.dilation[1]),
+               "output padding must be smaller than either stride or dilation, but got output_padding_height: ", op[0],
+               " output_padding_width: ", op[1], " stride_height: ", p.stride[0], " stride_width: ", p.stride[1],
+               " dilation_height: ", p.dilation[0], " dilation_width: ", p.dilation[1]);
+  int64_t out_hw[2];
+  for (int i = 0; i < 2; ++i) {
+    out_hw[i] = (x.size(2 + i) - 1) * p.stride[i] - 2 * p.padding[i] + p.dilation[i] * (weight.size(2 + i) - 1) +
+                op[i] + 1;
+  }
+  CTORCH_CHECK(out_hw[0] >= 1 && out_hw[1] >= 1, "Given input size per channel: (", x.size(2), " x ", x.size(3),
+               "). Calculated output size per channel: (", out_hw[0], " x ", out_hw[1], "). Output size is too small");
+  const std::array<int64_t, 4> out_sizes{x.size(0), weight.size(1) * p.groups, out_hw[0], out_hw[1]};
+  Tensor out;
+  if (ops::needs_grad({&x, &weight, &bias})) {
+    out = ops::recorded(
+        ops::GradFn::ConvTranspose2d, {&x, &weight, &bias},
+        [&] { return conv_transpose2d_forward(x, weight, bias, p, out_sizes); }, [&](ops::GradArgs& a) { a.conv = p; });
+  } else {
+    out = conv_transpose2d_forward(x, weight, bias, p, out_sizes);
+  }
+  return unbatched ? out.squeeze(0) : out;
+}
+
 }  // namespace
 
 namespace ops {
@@ -227,7 +290,8 @@ namespace ops {
 std::tuple<Tensor, Tensor, Tensor> conv2d_backward(const Tensor& grad, const Tensor& input, IntArrayRef input_sizes,
                                                    const Tensor& weight, IntArrayRef weight_sizes,
                                                    const ConvParams& p, std::array<bool, 3> wanted) {
-  const ConvShape s = shape_of(input_sizes, weight_sizes, p);
+  ConvShape s = shape_of(input_sizes, weight_sizes, p);
+  s.oh = grad.size(2), s.ow = grad.size(3);  // a transposed conv's output padding may leave rows unread
   Tensor grad_input, grad_weight, grad_bias;
   const ops::KernelTable* k = GradMode::is_enabled() ? nullptr : own_kernel(grad.device(), s);
   if (k != nullptr) {  // the device's own kernels; what they do not cover falls through
@@ -266,6 +330,21 @@ std::tuple<Tensor, Tensor, Tensor> conv2d_backward(const Tensor& grad, const Ten
   if (wanted[1]) {
     const Tensor cols = im2col(padded(input, p), s, p);
     grad_weight = grouped_mm(g2d, false, cols, true, p.groups).view(weight_sizes);
+  }
+  if (wanted[2]) grad_bias = grad.sum({0, 2, 3});
+  return {grad_input, grad_weight, grad_bias};
+}
+
+std::tuple<Tensor, Tensor, Tensor> conv_transpose2d_backward(const Tensor& grad, const Tensor& input,
+                                                             IntArrayRef input_sizes, const Tensor& weight, IntArrayRef weight_sizes,
+                                                             const ConvParams& p, std::array<bool, 3> wanted) {
+  Tensor grad_input, grad_weight, grad_bias;
+  if (wanted[0]) {  // the forward convolution of the gradient (recorded under create_graph)
+    const Tensor gi = conv2d_checked(grad, weight, Tensor(), p);
+    grad_input = gi.narrow(2, 0, input_sizes[2]).narrow(3, 0, input_sizes[3]);  // rows of an output padding >= stride
+  }
+  if (wanted[1]) {  // conv2d's weight gradient with the roles of input and output swapped
+    grad_weight = std::get<1>(conv2d_backward(input, grad, grad.sizes(), Tensor(), weight_sizes, p, {false, true, false}));
   }
   if (wanted[2]) grad_bias = grad.sum({0, 2, 3});
   return {grad_input, grad_weight, grad_bias};
@@ -312,6 +391,31 @@ Tensor conv1d(const Tensor& input, const Tensor& weight, const Tensor& bias, Int
   const int64_t h_dim = input.dim() - 1;  // the length L becomes [1, L]
   const Tensor out = conv2d_checked(input.unsqueeze(h_dim), weight.unsqueeze(2), bias,
                                     make_params({1, st[0]}, {0, pad[0]}, {1, dil[0]}, groups));
+  return out.squeeze(h_dim);
+}
+
+
+Tensor conv_transpose2d(const Tensor& input, const Tensor& weight, const Tensor& bias, IntArrayRef stride,
+                        IntArrayRef padding, IntArrayRef output_padding, int64_t groups, IntArrayRef dilation) {
+  return conv_transpose2d_checked(input, weight, bias, make_params(stride, padding, dilation, groups), output_padding);
+}
+
+Tensor conv_transpose1d(const Tensor& input, const Tensor& weight, const Tensor& bias, IntArrayRef stride,
+                        IntArrayRef padding, IntArrayRef output_padding, int64_t groups, IntArrayRef dilation) {
+  CTORCH_CHECK(input.defined() && (input.dim() == 2 || input.dim() == 3),
+               "Expected 2D (unbatched) or 3D (batched) input to conv_transpose1d, but got input of size: ",
+               input.defined() ? input.sizes() : IntArrayRef());
+  CTORCH_CHECK(weight.defined() && weight.dim() == 3,
+               "expected a 3-dimensional weight for conv_transpose1d, but got weight of size ",
+               weight.defined() ? weight.sizes() : IntArrayRef());
+  int64_t st[1], pad[1], opad[1], dil[1];
+  expand_param(stride, "stride", 1, st);
+  expand_param(padding, "padding", 1, pad);
+  expand_param(output_padding, "output_padding", 1, opad);
+  expand_param(dilation, "dilation", 1, dil);
+  const int64_t h_dim = input.dim() - 1;  // the length L becomes [1, L]
+  const Tensor out = conv_transpose2d_checked(input.unsqueeze(h_dim), weight.unsqueeze(2), bias,
+                                              make_params({1, st[0]}, {0, pad[0]}, {1, dil[0]}, groups), {0, opad[0]});
   return out.squeeze(h_dim);
 }
 

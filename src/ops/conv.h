@@ -16,4 +16,10 @@ std::tuple<Tensor, Tensor, Tensor> conv2d_backward(const Tensor& grad, const Ten
                                                    const Tensor& weight, IntArrayRef weight_sizes,
                                                    const ConvParams& params, std::array<bool, 3> wanted);
 
+/// Gradients of conv_transpose2d with respect to input, weight and bias, those `wanted`; `input` is
+/// needed for the weight's gradient, `weight` for the input's.
+std::tuple<Tensor, Tensor, Tensor> conv_transpose2d_backward(const Tensor& grad, const Tensor& input,
+                                                             IntArrayRef input_sizes, const Tensor& weight, IntArrayRef weight_sizes,
+                                                             const ConvParams& params, std::array<bool, 3> wanted);
+
 }  // namespace ctorch::ops

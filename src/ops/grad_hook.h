@@ -72,6 +72,7 @@ enum class GradFn : uint8_t {
   ScatterAdd,  ///< scatter_add_ (in place): as Scatter
   IndexAdd,    ///< index_add_ (in place): inputs self, source; args.dim, args.indices, args.alpha
   Conv2d,      ///< inputs input [N, C, H, W], weight, bias (may be undefined); args.conv
+  ConvTranspose2d,  ///< as Conv2d, weight [C, OC / groups, KH, KW]
   MaxPool2d,   ///< input [N, C, H, W] or [C, H, W]; args.indices (flat positions in the H x W plane)
 };
 
@@ -92,7 +93,7 @@ struct GradArgs {
   Tensor indices;  ///< MaxDim / MinDim: the positions of the values; the index of index_select, gather, ...
   std::vector<std::optional<Tensor>> index_list;  ///< Index / IndexPut: the index tensors (nullopt: a full slice)
   bool accumulate = false;                         ///< IndexPut
-  ConvParams conv;                                 ///< Conv2d
+  ConvParams conv;                                 ///< Conv2d, ConvTranspose2d
 };
 
 /// `dims` wrapped for a tensor of `ndim` dims (an empty list stays empty: every dim).

@@ -209,6 +209,12 @@ std::vector<GradCase> make_cases() {
                      [](const Tensor& x, const Tensor& w) { return conv2d(x, w, {}, {1}, {1}, {1}, 2); }));
   c.push_back(binary("conv2d_unbatched_same", in({2, 5, 4}), in({3, 2, 2, 3}),
                      [](const Tensor& x, const Tensor& w) { return conv2d(x, w, {}, {1}, "same"); }));
+  c.push_back(ternary("conv_transpose2d", in({2, 4, 3, 4}), in({4, 2, 3, 2}), in({4}),
+                      [](const Tensor& x, const Tensor& w, const Tensor& b) {
+                        return conv_transpose2d(x, w, b, {2, 1}, {1, 0}, {1, 0}, 2, {1, 2});
+                      }));
+  c.push_back(binary("conv_transpose2d_unbatched", in({2, 3, 3}), in({2, 3, 2, 2}),
+                     [](const Tensor& x, const Tensor& w) { return conv_transpose2d(x, w, {}, {2}); }));
   c.push_back(ternary("conv1d", in({2, 3, 7}), in({2, 3, 3}), in({2}),
                       [](const Tensor& x, const Tensor& w, const Tensor& b) { return conv1d(x, w, b, {2}, {1}); }));
   c.push_back(unary("max_pool2d", in({2, 3, 6, 5}), [](const Tensor& x) { return max_pool2d(x, {2}); }));

@@ -1,10 +1,12 @@
-// conv2d on every backend against the generic path in float64 on the cpu (Note [Convolution]): on
-// the cpu, float32 runs oneDNN's forward and both backward passes; on an emulated device the
-// im2col + GEMM path walks the device's kernels. Geometries cover stride, padding, dilation,
-// groups, no bias, a negative oneDNN right padding (which falls back) and an empty batch.
+// conv2d and conv_transpose2d on every backend against the generic path in float64 on the cpu (Note
+// [Convolution]): on the cpu, float32 runs oneDNN's forward and both backward passes; on an emulated
+// device the im2col + GEMM path walks the device's kernels. Geometries cover stride, padding,
+// dilation, groups, no bias, a negative oneDNN right padding (which falls back), an empty batch and
+// transposed output padding; the transposed op is checked as conv2d's adjoint.
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -24,6 +26,8 @@ struct Geometry {
   std::vector<int64_t> stride, padding, dilation;
   int64_t groups;
   bool bias;
+  bool transposed = false;
+  std::vector<int64_t> output_padding = {0};
 };
 
 const std::vector<Geometry>& geometries() {
@@ -34,6 +38,13 @@ const std::vector<Geometry>& geometries() {
       {"mnist_5x5", {3, 1, 28, 28}, {10, 1, 5, 5}, {1}, {0}, {1}, 1, true},
       {"negative_right_padding", {2, 3, 6, 6}, {2, 3, 1, 1}, {2}, {0}, {1}, 1, true},
       {"empty_batch", {0, 3, 5, 5}, {4, 3, 3, 3}, {1}, {1}, {1}, 1, true},
+      // Transposed: weight [C, OC / groups, KH, KW]; DCGAN's generator layers among them.
+      {"transposed_dcgan_1x1_to_4x4", {3, 8, 1, 1}, {8, 5, 4, 4}, {1}, {0}, {1}, 1, false, true},
+      {"transposed_dcgan_stride2", {2, 6, 7, 7}, {6, 4, 4, 4}, {2}, {1}, {1}, 1, false, true},
+      {"transposed_output_padding", {2, 4, 5, 4}, {4, 3, 3, 3}, {2}, {1}, {1}, 1, true, true, {1}},
+      {"transposed_groups_dilation", {2, 4, 5, 5}, {4, 3, 3, 2}, {1, 2}, {1, 0}, {2, 1}, 2, true, true},
+      // An output padding >= stride (allowed below the dilation): rows no window reads.
+      {"transposed_output_padding_beyond_stride", {1, 2, 4, 4}, {2, 3, 2, 2}, {1}, {0}, {3}, 1, true, true, {2}},
   };
   return all;
 }
@@ -46,12 +57,15 @@ TEST_P(Conv, Float32MatchesTheFloat64GenericPath) {
     manual_seed(3);
     const Tensor x64 = randn(g.input, TensorOptions().dtype(kDouble));
     const Tensor w64 = randn(g.weight, TensorOptions().dtype(kDouble));
-    const Tensor b64 = g.bias ? randn({g.weight[0]}, TensorOptions().dtype(kDouble)) : Tensor();
+    const int64_t out_channels = g.transposed ? g.weight[1] * g.groups : g.weight[0];
+    const Tensor b64 = g.bias ? randn({out_channels}, TensorOptions().dtype(kDouble)) : Tensor();
     auto run = [&](ScalarType dtype, Device device) {
       const Tensor x = x64.to(device, dtype).detach().requires_grad_();
       const Tensor w = w64.to(device, dtype).detach().requires_grad_();
       const Tensor b = g.bias ? b64.to(device, dtype).detach().requires_grad_() : Tensor();
-      const Tensor out = conv2d(x, w, b, g.stride, g.padding, g.dilation, g.groups);
+      const Tensor out = g.transposed ? conv_transpose2d(x, w, b, g.stride, g.padding, g.output_padding, g.groups,
+                                                         g.dilation)
+                                      : conv2d(x, w, b, g.stride, g.padding, g.dilation, g.groups);
       manual_seed(4);
       const Tensor seed = randn(out.sizes(), TensorOptions().dtype(kDouble)).to(device, dtype);
       if (out.numel() > 0) (out * seed).sum().backward();
@@ -72,6 +86,24 @@ TEST_P(Conv, Float32MatchesTheFloat64GenericPath) {
       EXPECT_TRUE(got[i].cpu().to(kDouble).allclose(want[i], 1e-4, 1e-4));
     }
   }
+}
+
+// conv_transpose2d is conv2d's adjoint: <conv2d(x, w), y> = <x, conv_transpose2d(y, w)> for every x, y.
+TEST_P(Conv, TransposedIsTheAdjointOfConv2d) {
+  manual_seed(6);
+  const TensorOptions f64 = on_device(kDouble);
+  const Tensor x = randn({2, 4, 10, 8}, f64), w = randn({6, 2, 3, 2}, f64);
+  const Tensor y = conv2d(x, w, {}, {2, 1}, {1, 1}, {1, 2}, 2);
+  const Tensor v = randn(y.sizes(), f64);
+  const Tensor back = conv_transpose2d(v, w, {}, {2, 1}, {1, 1}, {0}, 2, {1, 2});
+  EXPECT_EQ(back.sizes(), IntArrayRef({2, 4, 9, 8}));  // the row stride 2 drops is what output_padding restores
+  const Tensor back_full = conv_transpose2d(v, w, {}, {2, 1}, {1, 1}, {1, 0}, 2, {1, 2});
+  ASSERT_EQ(back_full.sizes(), x.sizes());
+  EXPECT_NEAR((y * v).sum().item<double>(), (x * back_full).sum().item<double>(), 1e-9);
+  const Tensor out = conv_transpose2d(v.to(kFloat).requires_grad_(), w.to(kFloat));
+  EXPECT_EQ(out.grad_fn()->name(), "ConvolutionBackward0");
+  EXPECT_EQ(conv_transpose1d(randn({2, 3, 5}, f64), randn({3, 4, 3}, f64), {}, {2}, {1}, {1}).sizes(),
+            IntArrayRef({2, 4, 10}));
 }
 
 TEST_P(Conv, NodeIsConvolutionBackward) {
@@ -98,6 +130,36 @@ TEST_P(Conv, ErrorsNameWhatWasExpectedAndChangeNothing) {
               std::string::npos)
         << e.what();
   }
+}
+
+TEST_P(Conv, TransposedErrorsArePyTorchs) {
+  const Tensor x = zeros({2, 4, 5, 5}, on_device()), w = zeros({4, 3, 3, 3}, on_device());
+  auto text = [](const std::function<void()>& f) {
+    try {
+      f();
+    } catch (const Error& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  auto starts = [](const std::string& got, const std::string& want) { return got.rfind(want, 0) == 0; };
+  EXPECT_PRED2(starts, text([&] { conv_transpose2d(x, w, {}, {1}, {0}, {1}); }),
+               "output padding must be smaller than either stride or dilation, but got output_padding_height: 1 "
+               "output_padding_width: 1 stride_height: 1 stride_width: 1 dilation_height: 1 dilation_width: 1");
+  EXPECT_PRED2(starts, text([&] { conv_transpose2d(zeros({2, 3, 5, 5}, on_device()), w); }),
+               "Given transposed=1, weight of size [4, 3, 3, 3], expected input[2, 3, 5, 5] to have 4 channels, but "
+               "got 3 channels instead");
+  EXPECT_PRED2(starts, text([&] { conv_transpose2d(x, w, zeros({4}, on_device())); }),
+               "Given transposed=1, weight of size [4, 3, 3, 3], expected bias to be 1-dimensional with 3 elements, "
+               "but got bias of size [4] instead");
+  EXPECT_PRED2(starts, text([&] { conv_transpose2d(x, w, {}, {1}, {4}); }),
+               "Given input size per channel: (5 x 5). Calculated output size per channel: (-1 x -1). Output size is "
+               "too small");
+  EXPECT_PRED2(starts, text([&] { conv_transpose2d(x, w, {}, {2}, {0}, {-1}); }),
+               "negative output_padding is not supported");
+  EXPECT_PRED2(starts, text([&] { conv_transpose2d(zeros({4, 5}, on_device()), w); }),
+               "Expected 3D (unbatched) or 4D (batched) input to conv_transpose2d, but got input of size: [4, 5]");
+  EXPECT_THROW(conv_transpose2d(x.to(kInt), w.to(kInt)), Error);
 }
 
 TEST_P(Conv, MaxPoolFloat32MatchesFloat64AndPropagatesNaN) {

@@ -10,6 +10,8 @@ batch_norm = _nn.batch_norm
 layer_norm = _nn.layer_norm
 conv2d = _nn.conv2d
 conv1d = _nn.conv1d
+conv_transpose2d = _nn.conv_transpose2d
+conv_transpose1d = _nn.conv_transpose1d
 avg_pool2d = _nn.avg_pool2d
 
 

@@ -45,25 +45,34 @@ class Linear(Module):
         return f"in_features={self.in_features}, out_features={self.out_features}, bias={self.bias is not None}"
 
 
-class Conv2d(Module):
-    """2-d convolution, initialized as PyTorch's Conv2d."""
+class _ConvNd(Module):
+    """PyTorch's _ConvNd for 2-d kernels: its checks, parameters (initialized by ctorch's C++ layer) and repr."""
 
-    def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0, dilation=1, groups=1, bias=True,
-                 padding_mode="zeros", device=None, dtype=None):
+    def __init__(self, in_channels, out_channels, kernel_size, stride, padding, dilation, transposed,
+                 output_padding, groups, bias, padding_mode, device, dtype):
         super().__init__()
-        if groups != 1 or padding_mode != "zeros" or isinstance(padding, str):
-            raise NotImplementedError("ctorch: Conv2d supports groups=1, numeric padding and padding_mode='zeros'")
+        if groups <= 0:
+            raise ValueError("groups must be a positive integer")
+        if in_channels % groups != 0:
+            raise ValueError("in_channels must be divisible by groups")
+        if out_channels % groups != 0:
+            raise ValueError("out_channels must be divisible by groups")
+        if isinstance(padding, str):
+            if padding not in ("valid", "same"):
+                raise ValueError(f"Invalid padding string {padding!r}, should be one of {{'valid', 'same'}}")
+            if padding == "same" and any(s != 1 for s in _pair(stride)):
+                raise ValueError("padding='same' is not supported for strided convolutions")
+        if padding_mode != "zeros":
+            raise NotImplementedError(f"ctorch: padding_mode={padding_mode!r} is not implemented (only 'zeros')")
         self.in_channels, self.out_channels = in_channels, out_channels
         self.kernel_size, self.stride = _pair(kernel_size), _pair(stride)
-        self.padding, self.dilation = _pair(padding), _pair(dilation)
-        self.groups, self.padding_mode = groups, padding_mode
-        _register_initial(self, _C._nn.init_conv2d(in_channels, out_channels, self.kernel_size, self.stride,
-                                                   self.padding, self.dilation, bias), device, dtype)
+        self.padding = padding if isinstance(padding, str) else _pair(padding)
+        self.dilation, self.transposed = _pair(dilation), transposed
+        self.output_padding, self.groups, self.padding_mode = _pair(output_padding), groups, padding_mode
+        init = _C._nn.init_conv_transpose2d if transposed else _C._nn.init_conv2d
+        _register_initial(self, init(in_channels, out_channels, self.kernel_size, groups, bias), device, dtype)
         if not bias:
             self.register_parameter("bias", None)
-
-    def forward(self, input):
-        return F.conv2d(input, self.weight, self.bias, self.stride, self.padding, self.dilation, self.groups)
 
     def extra_repr(self):
         s = f"{self.in_channels}, {self.out_channels}, kernel_size={self.kernel_size}, stride={self.stride}"
@@ -71,9 +80,58 @@ class Conv2d(Module):
             s += f", padding={self.padding}"
         if self.dilation != (1, 1):
             s += f", dilation={self.dilation}"
+        if self.output_padding != (0, 0):
+            s += f", output_padding={self.output_padding}"
+        if self.groups != 1:
+            s += f", groups={self.groups}"
         if self.bias is None:
             s += ", bias=False"
         return s
+
+
+class Conv2d(_ConvNd):
+    """2-d convolution, initialized as PyTorch's Conv2d."""
+
+    def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0, dilation=1, groups=1, bias=True,
+                 padding_mode="zeros", device=None, dtype=None):
+        super().__init__(in_channels, out_channels, kernel_size, stride, padding, dilation, False, 0, groups, bias,
+                         padding_mode, device, dtype)
+
+    def forward(self, input):
+        return F.conv2d(input, self.weight, self.bias, self.stride, self.padding, self.dilation, self.groups)
+
+
+class ConvTranspose2d(_ConvNd):
+    """Transposed 2-d convolution, initialized as PyTorch's ConvTranspose2d; forward takes output_size."""
+
+    def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0, output_padding=0, groups=1,
+                 bias=True, dilation=1, padding_mode="zeros", device=None, dtype=None):
+        super().__init__(in_channels, out_channels, kernel_size, stride, padding, dilation, True, output_padding,
+                         groups, bias, padding_mode, device, dtype)
+
+    def _output_padding(self, input, output_size):
+        if output_size is None:
+            return self.output_padding
+        output_size = list(output_size)
+        k = input.dim() - 2
+        if len(output_size) == k + 2:
+            output_size = output_size[2:]
+        if len(output_size) != 2:
+            raise ValueError(f"ConvTranspose2D: for {input.dim()}D input, output_size must have 2 or 4 elements "
+                             f"(got {len(output_size)})")
+        lo = [(input.size(d + input.dim() - 2) - 1) * self.stride[d] - 2 * self.padding[d]
+              + self.dilation[d] * (self.kernel_size[d] - 1) + 1 for d in range(2)]
+        hi = [lo[d] + self.stride[d] - 1 for d in range(2)]
+        for d in range(2):
+            if not lo[d] <= output_size[d] <= hi[d]:
+                raise ValueError(f"requested an output size of {output_size}, but valid sizes range from {lo} to "
+                                 f"{hi} (for an input of {input.size()[2:]})")
+        return tuple(output_size[d] - lo[d] for d in range(2))
+
+    def forward(self, input, output_size=None):
+        output_padding = self._output_padding(input, output_size)
+        return F.conv_transpose2d(input, self.weight, self.bias, self.stride, self.padding, output_padding,
+                                  self.groups, self.dilation)
 
 
 class Embedding(Module):
