@@ -76,6 +76,16 @@ class ReLU : public UnaryModule {
   Tensor forward(const Tensor& input) override { return input.relu(); }
 };
 
+/// x where x > 0, else negative_slope * x (torch.nn.LeakyReLU).
+class LeakyReLU : public UnaryModule {
+  CTORCH_MODULE_REPLICABLE(LeakyReLU)
+ public:
+  explicit LeakyReLU(double negative_slope = 0.01) : UnaryModule("LeakyReLU"), negative_slope(negative_slope) {}
+  Tensor forward(const Tensor& input) override;
+  std::string extra_repr() const override;
+  double negative_slope;
+};
+
 /// x * Phi(x) (torch.nn.GELU; approximate "none" or "tanh").
 class GELU : public UnaryModule {
   CTORCH_MODULE_REPLICABLE(GELU)

@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <tuple>
 #include <unordered_map>
 #include <vector>
 
@@ -47,12 +48,14 @@ struct AdamOptions {
   CTORCH_OPTIM_ARG(double, weight_decay, 0)
   CTORCH_OPTIM_ARG(bool, amsgrad, false)
   CTORCH_OPTIM_ARG(bool, maximize, false)
-  /// (beta1, beta2) at once, as libtorch's betas().
-  AdamOptions& betas(std::pair<double, double> b) {
-    beta1_ = b.first;
-    beta2_ = b.second;
+  /// (beta1, beta2) at once, as libtorch's betas (`betas({0.5, 0.999})`, `betas(std::make_tuple(0.5, 0.999))`).
+  AdamOptions& betas(const std::tuple<double, double>& b) {
+    beta1_ = std::get<0>(b);
+    beta2_ = std::get<1>(b);
     return *this;
   }
+  /// (beta1, beta2).
+  std::tuple<double, double> betas() const { return {beta1_, beta2_}; }
 };
 
 /// RMSprop's hyper-parameters (torch.optim.RMSprop).

@@ -81,7 +81,7 @@ void bind_optimizers(py::module_& m) {
     return o;
   }, sgd_update);
   auto adam_update = [](optim::AdamOptions& o, const py::dict& d) {
-    auto betas = d["betas"].cast<std::pair<double, double>>();
+    auto betas = d["betas"].cast<std::tuple<double, double>>();
     o.lr(d["lr"].cast<double>()).betas(betas).eps(d["eps"].cast<double>());
     o.weight_decay(d["weight_decay"].cast<double>()).amsgrad(d["amsgrad"].cast<bool>()).maximize(d["maximize"].cast<bool>());
   };

@@ -38,6 +38,14 @@ Tensor Linear::forward(const Tensor& input) { return functional::linear(input, w
 
 Tensor GELU::forward(const Tensor& input) { return functional::gelu(input, approximate); }
 
+Tensor LeakyReLU::forward(const Tensor& input) { return functional::leaky_relu(input, negative_slope); }
+
+std::string LeakyReLU::extra_repr() const {
+  std::ostringstream os;
+  os << "negative_slope=" << negative_slope;
+  return os.str();
+}
+
 std::string Linear::extra_repr() const {
   return "in_features=" + std::to_string(in_features) + ", out_features=" + std::to_string(out_features) +
          ", bias=" + (bias.defined() ? "True" : "False");

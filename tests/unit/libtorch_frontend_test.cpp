@@ -5,6 +5,8 @@
 #include <ctorch/torch.h>
 
 #include <filesystem>
+#include <sstream>
+#include <tuple>
 
 namespace {
 
@@ -159,3 +161,70 @@ TEST(LibtorchFrontend, SaveAndLoadModulesOptimizersAndTensors) {
 }
 
 }  // namespace
+
+// The layers of PyTorch's DCGAN example through libtorch's spellings: ConvTranspose2d and
+// BatchNorm2d holders with their options, LeakyReLU, Sigmoid, AdamOptions::betas as a tuple; a
+// generator and a discriminator of the example's shapes take one adversarial step.
+struct TinyGeneratorImpl : torch::nn::Module {
+  TinyGeneratorImpl()
+      : conv1(torch::nn::ConvTranspose2dOptions(8, 16, 4).bias(false)),
+        batch_norm1(16),
+        conv2(torch::nn::ConvTranspose2dOptions(16, 8, 3).stride(2).padding(1).bias(false)),
+        batch_norm2(torch::nn::BatchNorm2dOptions(8).momentum(0.2)),
+        conv3(torch::nn::ConvTranspose2dOptions(8, 1, 4).stride(2).padding(1).bias(false)) {
+    register_module("conv1", conv1);
+    register_module("conv2", conv2);
+    register_module("conv3", conv3);
+    register_module("batch_norm1", batch_norm1);
+    register_module("batch_norm2", batch_norm2);
+  }
+  torch::Tensor forward(torch::Tensor x) {
+    x = torch::relu(batch_norm1(conv1(x)));
+    x = torch::relu(batch_norm2(conv2(x)));
+    return torch::tanh(conv3(x));
+  }
+  torch::nn::ConvTranspose2d conv1, conv2, conv3;
+  torch::nn::BatchNorm2d batch_norm1, batch_norm2;
+};
+TORCH_MODULE(TinyGenerator);
+
+TEST(LibtorchFrontend, DcganLayersTrainOneStep) {
+  torch::manual_seed(1);
+  TinyGenerator generator;
+  torch::nn::Sequential discriminator(
+      torch::nn::Conv2d(torch::nn::Conv2dOptions(1, 8, 4).stride(2).padding(1).bias(false)),
+      torch::nn::LeakyReLU(torch::nn::LeakyReLUOptions().negative_slope(0.2)),
+      torch::nn::Conv2d(torch::nn::Conv2dOptions(8, 16, 4).stride(2).padding(1).bias(false)),
+      torch::nn::BatchNorm2d(16), torch::nn::LeakyReLU(torch::nn::LeakyReLUOptions().negative_slope(0.2)),
+      torch::nn::Conv2d(torch::nn::Conv2dOptions(16, 1, 3).stride(1).padding(0).bias(false)), torch::nn::Sigmoid());
+  EXPECT_EQ(generator->conv2->weight.sizes(), torch::IntArrayRef({16, 8, 3, 3}));
+  EXPECT_EQ(generator->batch_norm2->momentum, 0.2);
+  EXPECT_EQ(generator->parameters().size(), 7u);  // 3 conv weights, 2 x (BatchNorm weight, bias)
+  torch::optim::Adam g_opt(generator->parameters(), torch::optim::AdamOptions(2e-4).betas(std::make_tuple(0.5, 0.5)));
+  torch::optim::Adam d_opt(discriminator->parameters(), torch::optim::AdamOptions(2e-4).betas(std::make_tuple(0.5, 0.5)));
+  EXPECT_EQ(std::get<1>(torch::optim::AdamOptions().betas(std::make_tuple(0.5, 0.25)).betas()), 0.25);
+
+  const torch::Tensor noise = torch::randn({4, 8, 1, 1});
+  const torch::Tensor fake = generator->forward(noise);
+  EXPECT_EQ(fake.sizes(), torch::IntArrayRef({4, 1, 14, 14}));  // 1 -> 4 -> 7 -> 14
+  const torch::Tensor d_out = discriminator->forward(fake.detach()).reshape({4});
+  torch::Tensor d_loss = torch::binary_cross_entropy(d_out, torch::zeros({4}));
+  d_loss.backward();
+  d_opt.step();
+  const torch::Tensor before = generator->conv1->weight.detach().clone();
+  generator->zero_grad();
+  torch::Tensor g_loss = torch::binary_cross_entropy(discriminator->forward(fake).reshape({4}), torch::ones({4}));
+  g_loss.backward();
+  ASSERT_TRUE(generator->conv1->weight.grad().defined());
+  g_opt.step();
+  EXPECT_FALSE(torch::equal(generator->conv1->weight, before));
+  // PyTorch's reprs of the layers.
+  std::ostringstream os;
+  os << *generator->conv2 << " " << *discriminator->children().at(1);
+  EXPECT_EQ(os.str(), "ConvTranspose2d(16, 8, kernel_size=(3, 3), stride=(2, 2), padding=(1, 1), bias=False) "
+                      "LeakyReLU(negative_slope=0.2)");
+  EXPECT_EQ(generator->conv3->forward(torch::zeros({1, 8, 7, 7}), torch::IntArrayRef({15, 15})).sizes(),
+            torch::IntArrayRef({1, 1, 15, 15}));
+  EXPECT_THROW(torch::nn::BatchNorm2d(torch::nn::BatchNorm2dOptions(3).momentum(std::nullopt)),
+               ctorch::NotImplementedError);
+}

@@ -1,8 +1,7 @@
 // libtorch's C++ frontend over ctorch::nn and ctorch::optim: module holders (`torch::nn::Linear`
 // used through `->`), the *Impl classes with their Options, TORCH_MODULE, and the free functions
 // training code calls (torch::relu, torch::nll_loss, ...). Everything forwards to the native API.
-// torch::save/load: libtorch/serialize.h. Not here: AnyModule,
-// Functional, BatchNorm/Embedding holders (not yet).
+// torch::save/load: libtorch/serialize.h. Not here yet: AnyModule, Embedding/LayerNorm holders.
 #pragma once
 
 #include <initializer_list>
@@ -123,21 +122,22 @@ struct ExpandingArray2 {
   ::ctorch::nn::Pair2 value;
 };
 
-/// torch::nn::Conv2dOptions(in, out, kernel_size).stride(s).padding(p).dilation(d).bias(b).
+/// torch::nn::Conv2dOptions(in, out, kernel_size).stride(s).padding(p).dilation(d).groups(g).bias(b).
 struct Conv2dOptions {
   Conv2dOptions(int64_t in_channels, int64_t out_channels, ExpandingArray2 kernel_size)
       : in_channels_(in_channels), out_channels_(out_channels), kernel_size_(kernel_size), stride_(1), padding_(0),
-        dilation_(1), bias_(true) {}
+        dilation_(1), groups_(1), bias_(true) {}
   CTORCH_NN_ARG(int64_t, in_channels)
   CTORCH_NN_ARG(int64_t, out_channels)
   CTORCH_NN_ARG(ExpandingArray2, kernel_size)
   CTORCH_NN_ARG(ExpandingArray2, stride)
   CTORCH_NN_ARG(ExpandingArray2, padding)
   CTORCH_NN_ARG(ExpandingArray2, dilation)
+  CTORCH_NN_ARG(int64_t, groups)
   CTORCH_NN_ARG(bool, bias)
 };
 
-/// libtorch's Conv2dImpl: ctorch's Conv2d (groups 1, zero padding) with its options.
+/// libtorch's Conv2dImpl: ctorch's Conv2d (zero padding) with its options.
 class Conv2dImpl : public ::ctorch::nn::Conv2d {
   CTORCH_MODULE_REPLICABLE(Conv2dImpl)
 
@@ -146,11 +146,116 @@ class Conv2dImpl : public ::ctorch::nn::Conv2d {
       : Conv2dImpl(Conv2dOptions(in_channels, out_channels, kernel_size)) {}
   explicit Conv2dImpl(const Conv2dOptions& o)
       : ::ctorch::nn::Conv2d(o.in_channels(), o.out_channels(), o.kernel_size().value, o.stride().value,
-                             o.padding().value, o.dilation().value, o.bias()),
+                             o.padding().value, o.dilation().value, o.bias(), o.groups()),
         options(o) {}
   Conv2dOptions options;
 };
 TORCH_MODULE(Conv2d);
+
+/// torch::nn::ConvTranspose2dOptions(in, out, kernel_size).stride(s).padding(p).output_padding(op)
+/// .groups(g).bias(b).dilation(d).
+struct ConvTranspose2dOptions {
+  ConvTranspose2dOptions(int64_t in_channels, int64_t out_channels, ExpandingArray2 kernel_size)
+      : in_channels_(in_channels), out_channels_(out_channels), kernel_size_(kernel_size), stride_(1), padding_(0),
+        output_padding_(0), groups_(1), bias_(true), dilation_(1) {}
+  CTORCH_NN_ARG(int64_t, in_channels)
+  CTORCH_NN_ARG(int64_t, out_channels)
+  CTORCH_NN_ARG(ExpandingArray2, kernel_size)
+  CTORCH_NN_ARG(ExpandingArray2, stride)
+  CTORCH_NN_ARG(ExpandingArray2, padding)
+  CTORCH_NN_ARG(ExpandingArray2, output_padding)
+  CTORCH_NN_ARG(int64_t, groups)
+  CTORCH_NN_ARG(bool, bias)
+  CTORCH_NN_ARG(ExpandingArray2, dilation)
+};
+
+/// libtorch's ConvTranspose2dImpl: ctorch's ConvTranspose2d with its options; forward takes an
+/// optional output size.
+class ConvTranspose2dImpl : public ::ctorch::nn::ConvTranspose2d {
+  CTORCH_MODULE_REPLICABLE(ConvTranspose2dImpl)
+
+ public:
+  ConvTranspose2dImpl(int64_t in_channels, int64_t out_channels, ExpandingArray2 kernel_size)
+      : ConvTranspose2dImpl(ConvTranspose2dOptions(in_channels, out_channels, kernel_size)) {}
+  explicit ConvTranspose2dImpl(const ConvTranspose2dOptions& o)
+      : ::ctorch::nn::ConvTranspose2d(o.in_channels(), o.out_channels(), o.kernel_size().value, o.stride().value,
+                                      o.padding().value, o.output_padding().value, o.groups(), o.bias(),
+                                      o.dilation().value),
+        options(o) {}
+  /// The transposed convolution (with the output padding that gives `output_size`, when given).
+  Tensor forward(const Tensor& input, const std::optional<IntArrayRef>& output_size = std::nullopt) {
+    return output_size ? ::ctorch::nn::ConvTranspose2d::forward(input, *output_size)
+                       : ::ctorch::nn::ConvTranspose2d::forward(input);
+  }
+  ConvTranspose2dOptions options;
+};
+TORCH_MODULE(ConvTranspose2d);
+
+/// torch::nn::BatchNormOptions(num_features).eps(e).momentum(m).affine(a).track_running_stats(t).
+struct BatchNormOptions {
+  BatchNormOptions(int64_t num_features)  // NOLINT: implicit, as libtorch's
+      : num_features_(num_features), eps_(1e-5), momentum_(0.1), affine_(true), track_running_stats_(true) {}
+  CTORCH_NN_ARG(int64_t, num_features)
+  CTORCH_NN_ARG(double, eps)
+  CTORCH_NN_ARG(std::optional<double>, momentum)
+  CTORCH_NN_ARG(bool, affine)
+  CTORCH_NN_ARG(bool, track_running_stats)
+};
+/// torch::nn::BatchNorm1dOptions.
+using BatchNorm1dOptions = BatchNormOptions;
+/// torch::nn::BatchNorm2dOptions.
+using BatchNorm2dOptions = BatchNormOptions;
+
+/// libtorch's BatchNorm1dImpl / BatchNorm2dImpl: ctorch's batch normalization with its options
+/// (a momentum of nullopt, a cumulative average, is not supported).
+template <class Native>
+class BatchNormImplT : public Native {
+ public:
+  explicit BatchNormImplT(const BatchNormOptions& o)
+      : Native(o.num_features(), o.eps(), momentum_of(o), o.affine(), o.track_running_stats()), options(o) {}
+  BatchNormOptions options;
+
+ private:
+  static double momentum_of(const BatchNormOptions& o) {
+    CTORCH_CHECK_NOT_IMPLEMENTED(o.momentum().has_value(),
+                                 "BatchNorm with momentum=None (a cumulative moving average) is not implemented");
+    return *o.momentum();
+  }
+};
+/// libtorch's BatchNorm1dImpl.
+class BatchNorm1dImpl : public BatchNormImplT<::ctorch::nn::BatchNorm1d> {
+  CTORCH_MODULE_REPLICABLE(BatchNorm1dImpl)
+
+ public:
+  using BatchNormImplT::BatchNormImplT;
+};
+TORCH_MODULE(BatchNorm1d);
+/// libtorch's BatchNorm2dImpl.
+class BatchNorm2dImpl : public BatchNormImplT<::ctorch::nn::BatchNorm2d> {
+  CTORCH_MODULE_REPLICABLE(BatchNorm2dImpl)
+
+ public:
+  using BatchNormImplT::BatchNormImplT;
+};
+TORCH_MODULE(BatchNorm2d);
+
+/// torch::nn::LeakyReLUOptions().negative_slope(s).inplace(b).
+struct LeakyReLUOptions {
+  LeakyReLUOptions() : negative_slope_(1e-2), inplace_(false) {}
+  CTORCH_NN_ARG(double, negative_slope)
+  CTORCH_NN_ARG(bool, inplace)
+};
+/// libtorch's LeakyReLUImpl.
+class LeakyReLUImpl : public ::ctorch::nn::LeakyReLU {
+  CTORCH_MODULE_REPLICABLE(LeakyReLUImpl)
+
+ public:
+  explicit LeakyReLUImpl(const LeakyReLUOptions& o = {}) : ::ctorch::nn::LeakyReLU(o.negative_slope()), options(o) {
+    CTORCH_CHECK_NOT_IMPLEMENTED(!o.inplace(), "LeakyReLU(inplace=true) is not implemented");
+  }
+  LeakyReLUOptions options;
+};
+TORCH_MODULE(LeakyReLU);
 
 /// torch::nn::DropoutOptions(p).
 struct DropoutOptions {
