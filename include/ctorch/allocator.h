@@ -6,7 +6,7 @@
 
 #include "ctorch/device.h"
 
-namespace ctorch {
+namespace ctorch::inline api {
 
 /// Deleter of a DataPtr: receives the context it was created with.
 using DeleterFn = void (*)(void* ctx);
@@ -62,4 +62,4 @@ class Allocator {
 /// The allocator for ordinary cpu tensors (64-byte aligned, large blocks cached for reuse).
 Allocator* cpu_allocator();
 
-}  // namespace ctorch
+}  // namespace ctorch::api

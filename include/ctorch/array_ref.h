@@ -11,7 +11,7 @@
 #include <iosfwd>
 #include <vector>
 
-namespace ctorch {
+namespace ctorch::inline api {
 
 /// A non-owning view of contiguous values (c10::ArrayRef); built from {..}, vectors, arrays or
 /// one value. Valid only while what it views lives.
@@ -223,4 +223,4 @@ class DimVector {
   size_t capacity_ = kInline;
 };
 
-}  // namespace ctorch
+}  // namespace ctorch::api

@@ -9,7 +9,7 @@
 
 #include "ctorch/cuda.h"
 
-namespace ctorch {
+namespace ctorch::inline api {
 
 /// "highest", "high" or "medium" (torch.get_float32_matmul_precision).
 std::string get_float32_matmul_precision();
@@ -92,4 +92,4 @@ bool deterministic();
 void set_deterministic(bool deterministic);
 }  // namespace backends::cudnn
 
-}  // namespace ctorch
+}  // namespace ctorch::api

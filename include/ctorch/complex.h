@@ -4,7 +4,7 @@
 
 #include "ctorch/tensor.h"
 
-namespace ctorch {
+namespace ctorch::inline api {
 
 /// torch.view_as_real: a complex tensor's (..., 2) float view of its real and imaginary parts.
 Tensor view_as_real(const Tensor& self);
@@ -21,4 +21,4 @@ Tensor complex(const Tensor& real, const Tensor& imag);
 /// torch.polar(abs, angle): abs * (cos(angle) + i sin(angle)).
 Tensor polar(const Tensor& abs, const Tensor& angle);
 
-}  // namespace ctorch
+}  // namespace ctorch::api

@@ -7,7 +7,7 @@
 
 #include "ctorch/tensor.h"
 
-namespace ctorch {
+namespace ctorch::inline api {
 
 /// torch.conv2d: input [N, C, H, W] (or unbatched [C, H, W]) with weight [OC, C / groups, KH, KW]
 /// and an optional bias [OC]; stride, padding and dilation are one value or one per spatial dim.
@@ -36,4 +36,4 @@ Tensor conv_transpose1d(const Tensor& input, const Tensor& weight, const Tensor&
                         IntArrayRef padding = {0}, IntArrayRef output_padding = {0}, int64_t groups = 1,
                         IntArrayRef dilation = {1});
 
-}  // namespace ctorch
+}  // namespace ctorch::api

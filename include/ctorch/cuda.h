@@ -12,9 +12,9 @@
 
 #include "ctorch/device.h"
 
-namespace ctorch {
+namespace ctorch::inline api {
 class Tensor;
-}
+}  // namespace ctorch::api
 
 namespace ctorch::cuda {
 

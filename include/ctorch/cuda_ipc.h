@@ -9,9 +9,9 @@
 #include "ctorch/array_ref.h"
 #include "ctorch/dtype.h"
 
-namespace ctorch {
+namespace ctorch::inline api {
 class Tensor;
-}
+}  // namespace ctorch::api
 
 namespace ctorch::cuda {
 

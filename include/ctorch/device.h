@@ -7,7 +7,7 @@
 #include <string>
 #include <string_view>
 
-namespace ctorch {
+namespace ctorch::inline api {
 
 /// The kinds of device. An emulated GPU is a CUDA device backed by the emulated runtime.
 enum class DeviceType : int8_t { CPU = 0, CUDA = 1 };
@@ -72,7 +72,7 @@ std::ostream& operator<<(std::ostream& os, const Device& d);
 /// Prints device_type_name().
 std::ostream& operator<<(std::ostream& os, DeviceType t);
 
-}  // namespace ctorch
+}  // namespace ctorch::api
 
 /// Hash as in c10: (type << 16) | uint16(index).
 template <>

@@ -9,7 +9,7 @@
 
 #include "ctorch/half.h"
 
-namespace ctorch {
+namespace ctorch::inline api {
 
 /// Element types (torch.dtype). Values are ctorch's own; names follow PyTorch.
 enum class ScalarType : int8_t {
@@ -121,4 +121,4 @@ CTORCH_MAP_TYPE_(std::complex<double>, kComplexDouble)
 template <class T>
 inline constexpr ScalarType scalar_type_of = CppTypeToScalarType<T>::value;
 
-}  // namespace ctorch
+}  // namespace ctorch::api

@@ -5,7 +5,7 @@
 #include <stdexcept>
 #include <string>
 
-namespace ctorch {
+namespace ctorch::inline api {
 
 /// Base class of every error ctorch throws (PyTorch's RuntimeError).
 class Error : public std::runtime_error {
@@ -51,7 +51,7 @@ enum class ErrorKind { kError, kValue, kIndex, kType, kNotImplemented, kDevice, 
                               const std::string& msg);
 
 }  // namespace detail
-}  // namespace ctorch
+}  // namespace ctorch::api
 
 #define CTORCH_CHECK_KIND_(kind, cond, ...)                                               \
   do {                                                                                     \

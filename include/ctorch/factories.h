@@ -7,7 +7,7 @@
 
 #include "ctorch/tensor.h"
 
-namespace ctorch {
+namespace ctorch::inline api {
 
 /// Uninitialized tensor of `size`.
 Tensor empty(IntArrayRef size, TensorOptions options = {});
@@ -86,4 +86,4 @@ Tensor tensor(ArrayRef<T> data, TensorOptions options = {}) {
   return tensor(data.vec(), options);
 }
 
-}  // namespace ctorch
+}  // namespace ctorch::api

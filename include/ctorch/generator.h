@@ -8,7 +8,7 @@
 
 #include "ctorch/device.h"
 
-namespace ctorch {
+namespace ctorch::inline api {
 
 class Tensor;
 namespace impl {
@@ -51,4 +51,4 @@ class Generator {
 /// The default cpu generator (torch.default_generator), seeded non-deterministically at start.
 Generator default_generator();
 
-}  // namespace ctorch
+}  // namespace ctorch::api

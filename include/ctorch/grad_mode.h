@@ -2,7 +2,7 @@
 // torch.enable_grad, torch.set_grad_enabled).
 #pragma once
 
-namespace ctorch {
+namespace ctorch::inline api {
 
 /// The calling thread's grad mode (torch.is_grad_enabled / torch.set_grad_enabled).
 struct GradMode {
@@ -44,4 +44,4 @@ inline bool is_grad_enabled() noexcept { return GradMode::is_enabled(); }
 /// torch.set_grad_enabled(enabled) as a call (not a guard).
 inline void set_grad_enabled(bool enabled) noexcept { GradMode::set_enabled(enabled); }
 
-}  // namespace ctorch
+}  // namespace ctorch::api

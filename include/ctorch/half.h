@@ -6,7 +6,7 @@
 
 #include "ctorch/macros.h"
 
-namespace ctorch {
+namespace ctorch::inline api {
 
 namespace detail {
 CTORCH_HD inline uint32_t float_bits(float f) {
@@ -96,4 +96,4 @@ struct BFloat16 {
   }
 };
 
-}  // namespace ctorch
+}  // namespace ctorch::api

@@ -12,7 +12,7 @@
 #include "ctorch/intrusive_ptr.h"
 #include "ctorch/tensor_impl.h"
 
-namespace ctorch {
+namespace ctorch::inline api {
 
 class Tensor;
 
@@ -107,4 +107,4 @@ std::ostream& operator<<(std::ostream& os, const TensorIndex& index);
 /// Prints "(None, ..., 0, 1:9223372036854775807:2)".
 std::ostream& operator<<(std::ostream& os, ArrayRef<TensorIndex> indices);
 
-}  // namespace ctorch
+}  // namespace ctorch::api

@@ -5,7 +5,7 @@
 #include <cstddef>
 #include <utility>
 
-namespace ctorch {
+namespace ctorch::inline api {
 
 /// Base class for objects owned by IntrusivePtr.
 class RefCounted {
@@ -73,4 +73,4 @@ class IntrusivePtr {
   T* p_ = nullptr;
 };
 
-}  // namespace ctorch
+}  // namespace ctorch::api

@@ -6,7 +6,7 @@
 #include <cstdint>
 #include <iosfwd>
 
-namespace ctorch {
+namespace ctorch::inline api {
 
 /// The memory layouts PyTorch names (c10::Layout).
 enum class Layout : int8_t { Strided, Sparse, SparseCsr, Mkldnn, SparseCsc, SparseBsr, SparseBsc };
@@ -22,4 +22,4 @@ inline constexpr Layout kSparseBsc = Layout::SparseBsc;
 /// c10's names: "Strided", "Sparse", "SparseCsr", ...
 std::ostream& operator<<(std::ostream& os, Layout layout);
 
-}  // namespace ctorch
+}  // namespace ctorch::api

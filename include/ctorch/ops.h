@@ -8,7 +8,7 @@
 
 #include "ctorch/tensor.h"
 
-namespace ctorch {
+namespace ctorch::inline api {
 
 /// torch.result_type: the dtype an op on these operands computes in (0-dim and scalar categories).
 ScalarType result_type(const Tensor& a, const Tensor& b);
@@ -207,4 +207,4 @@ inline bool allclose(const Tensor& a, const Tensor& b, double rtol = 1e-05, doub
 /// Elementwise closeness as a bool tensor.
 Tensor isclose(const Tensor& a, const Tensor& b, double rtol = 1e-05, double atol = 1e-08, bool equal_nan = false);
 
-}  // namespace ctorch
+}  // namespace ctorch::api

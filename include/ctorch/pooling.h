@@ -5,7 +5,7 @@
 
 #include "ctorch/tensor.h"
 
-namespace ctorch {
+namespace ctorch::inline api {
 
 /// Maximum over each window of input [N, C, H, W] (or [C, H, W]), padding counting as -inf, and
 /// where it was: the flat position in the input's H x W plane (int64). stride {} means the kernel size.
@@ -16,4 +16,4 @@ std::tuple<Tensor, Tensor> max_pool2d_with_indices(const Tensor& input, IntArray
 Tensor max_pool2d(const Tensor& input, IntArrayRef kernel_size, IntArrayRef stride = {}, IntArrayRef padding = {0},
                   IntArrayRef dilation = {1}, bool ceil_mode = false);
 
-}  // namespace ctorch
+}  // namespace ctorch::api

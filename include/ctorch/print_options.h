@@ -4,7 +4,7 @@
 #include <cstdint>
 #include <optional>
 
-namespace ctorch {
+namespace ctorch::inline api {
 
 /// Options for printing tensors (torch.set_printoptions); defaults match PyTorch's "default" profile.
 struct PrintOptions {
@@ -34,4 +34,4 @@ void set_printoptions(const PrintOptions& options);
 /// A copy of the global print options.
 PrintOptions get_printoptions();
 
-}  // namespace ctorch
+}  // namespace ctorch::api

@@ -6,7 +6,7 @@
 #include "ctorch/generator.h"
 #include "ctorch/tensor.h"
 
-namespace ctorch {
+namespace ctorch::inline api {
 
 /// Seeds the default cpu generator and every CUDA device's default generator (the CUDA part is
 /// queued until CUDA is initialized, as torch.manual_seed). Returns the cpu generator.
@@ -51,4 +51,4 @@ Tensor rand_like(const Tensor& input, TensorOptions options = {});
 /// randn with input's sizes, dtype and device.
 Tensor randn_like(const Tensor& input, TensorOptions options = {});
 
-}  // namespace ctorch
+}  // namespace ctorch::api

@@ -7,7 +7,7 @@
 
 #include "ctorch/dtype.h"
 
-namespace ctorch {
+namespace ctorch::inline api {
 
 /// A bool, integer or floating value; its kind decides type promotion ("wrapped numbers").
 class Scalar {
@@ -84,4 +84,4 @@ class Scalar {
 /// Prints the value as Python would: 2, 2.5, True.
 std::ostream& operator<<(std::ostream& os, const Scalar& s);
 
-}  // namespace ctorch
+}  // namespace ctorch::api

@@ -152,7 +152,7 @@ Value load_from_bytes(std::string_view bytes, const MapLocation& map_location = 
 
 }  // namespace ctorch::serialization
 
-namespace ctorch {
+namespace ctorch::inline api {
 
 /// A generic value (libtorch's IValue): what checkpoints and custom functions' saved_data hold.
 using IValue = serialization::Value;
@@ -164,4 +164,4 @@ void save(const serialization::Value& obj, const std::string& path);
 /// anything is returned: a corrupt or truncated file raises CheckpointError.
 serialization::Value load(const std::string& path, const serialization::MapLocation& map_location = {});
 
-}  // namespace ctorch
+}  // namespace ctorch::api

@@ -8,7 +8,7 @@
 #include "ctorch/allocator.h"
 #include "ctorch/intrusive_ptr.h"
 
-namespace ctorch {
+namespace ctorch::inline api {
 
 /// A block of bytes on one device, shared by a tensor and its views.
 class StorageImpl : public RefCounted {
@@ -50,4 +50,4 @@ class StorageImpl : public RefCounted {
 /// Shared handle to a StorageImpl.
 using Storage = IntrusivePtr<StorageImpl>;
 
-}  // namespace ctorch
+}  // namespace ctorch::api

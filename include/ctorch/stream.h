@@ -7,7 +7,7 @@
 
 #include "ctorch/device.h"
 
-namespace ctorch {
+namespace ctorch::inline api {
 
 /// Identifier of a stream within its device; 0 is the default stream.
 using StreamId = int64_t;
@@ -33,7 +33,7 @@ class Stream {
 /// Prints "<ctorch.cuda.Stream device=cuda:0 id=0>"-style text.
 std::ostream& operator<<(std::ostream& os, const Stream& s);
 
-}  // namespace ctorch
+}  // namespace ctorch::api
 
 template <>
 struct std::hash<ctorch::Stream> {

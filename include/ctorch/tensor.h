@@ -19,7 +19,7 @@
 #include "ctorch/tensor_impl.h"
 #include "ctorch/tensor_options.h"
 
-namespace ctorch {
+namespace ctorch::inline api {
 
 class TensorIndex;
 
@@ -536,4 +536,4 @@ T* Tensor::data_ptr() const {
   return static_cast<T*>(impl_->data());
 }
 
-}  // namespace ctorch
+}  // namespace ctorch::api

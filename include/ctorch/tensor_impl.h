@@ -8,12 +8,12 @@
 #include "ctorch/dtype.h"
 #include "ctorch/storage.h"
 
-namespace ctorch {
-
-namespace autograd {
+namespace ctorch::autograd {
 struct AutogradMeta;  // reverse-mode autograd state; defined by the autograd layer
 class Node;          // a backward function (ctorch/autograd_node.h)
-}
+}  // namespace ctorch::autograd
+
+namespace ctorch::inline api {
 
 /// Metadata of one tensor view. Views share the Storage (and its version counter).
 class TensorImpl : public RefCounted {
@@ -78,4 +78,4 @@ class TensorImpl : public RefCounted {
 /// Row-major (C-contiguous) strides for `sizes`.
 DimVector contiguous_strides(IntArrayRef sizes);
 
-}  // namespace ctorch
+}  // namespace ctorch::api

@@ -8,7 +8,7 @@
 #include "ctorch/dtype.h"
 #include "ctorch/layout.h"
 
-namespace ctorch {
+namespace ctorch::inline api {
 
 /// Options for creating a tensor; unset fields take the defaults (default dtype, cpu).
 class TensorOptions {
@@ -84,4 +84,4 @@ inline TensorOptions device_index(DeviceIndex index) { return TensorOptions().de
 /// TensorOptions().requires_grad(v).
 inline TensorOptions requires_grad(bool v = true) { return TensorOptions().requires_grad(v); }
 
-}  // namespace ctorch
+}  // namespace ctorch::api

@@ -6,7 +6,7 @@
 #include <string>
 #include <utility>
 
-namespace ctorch {
+namespace ctorch::inline api {
 
 /// Receives warnings (e.g. to collect them in a test or turn them into errors).
 using WarningHandler = std::function<void(const std::string& message)>;
@@ -29,4 +29,4 @@ class WarningHandlerGuard {
   WarningHandler previous_;
 };
 
-}  // namespace ctorch
+}  // namespace ctorch::api

@@ -3,7 +3,7 @@
 
 #include "convert.h"
 
-namespace ctorch::python {
+namespace ctorch::inline api::python {
 
 /// Runs `f` (which returns a Tensor) without the GIL and wraps its result.
 template <class F>
@@ -57,4 +57,4 @@ py::object from_checkpoint_value(const serialization::Value& v);
 /// torch.save / torch.load's C++ half: Python objects to checkpoint bytes and back (serialization.cpp).
 void bind_serialization(py::module_& m);
 
-}  // namespace ctorch::python
+}  // namespace ctorch::api::python

@@ -6,7 +6,7 @@
 #include <array>
 #include <cstring>
 
-namespace ctorch::python {
+namespace ctorch::inline api::python {
 namespace {
 
 // Leaked on purpose: Python objects that live as long as the interpreter (no destructor runs
@@ -436,4 +436,4 @@ std::vector<TensorIndex> to_indices(py::handle index) {
   return out;
 }
 
-}  // namespace ctorch::python
+}  // namespace ctorch::api::python

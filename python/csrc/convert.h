@@ -12,7 +12,7 @@
 
 namespace py = pybind11;
 
-namespace ctorch::python {
+namespace ctorch::inline api::python {
 
 /// The Python type torch.dtype: one object per ScalarType.
 struct DType {
@@ -79,4 +79,4 @@ TensorOptions options_from(const py::kwargs& kwargs);
 /// Python indexing (t[1, :2, None, ..., idx]) as ctorch's indices.
 std::vector<TensorIndex> to_indices(py::handle index);
 
-}  // namespace ctorch::python
+}  // namespace ctorch::api::python

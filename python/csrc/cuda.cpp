@@ -10,7 +10,7 @@
 
 #include "bindings.h"
 
-namespace ctorch::python {
+namespace ctorch::inline api::python {
 namespace {
 
 using cuda::DeviceArg;
@@ -404,4 +404,4 @@ void bind_cuda(py::module_& m) {
   m.def("emulate", [](int n) { cuda::emulate(n); });
 }
 
-}  // namespace ctorch::python
+}  // namespace ctorch::api::python

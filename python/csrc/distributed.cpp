@@ -5,7 +5,7 @@
 #include "bindings.h"
 #include "ctorch/distributed.h"
 
-namespace ctorch::python {
+namespace ctorch::inline api::python {
 namespace {
 
 namespace dist = ctorch::distributed;
@@ -117,4 +117,4 @@ void bind_distributed(py::module_& m) {
   }, py::arg("group") = py::none(), py::arg("async_op") = false);
 }
 
-}  // namespace ctorch::python
+}  // namespace ctorch::api::python

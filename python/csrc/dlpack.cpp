@@ -5,7 +5,7 @@
 
 #include "bindings.h"
 
-namespace ctorch::python {
+namespace ctorch::inline api::python {
 namespace {
 
 constexpr const char* kCapsuleName = "dltensor";
@@ -133,4 +133,4 @@ void bind_dlpack(py::module_& m, py::class_<Tensor>& cls) {
   m.def("to_dlpack", &to_dlpack);
 }
 
-}  // namespace ctorch::python
+}  // namespace ctorch::api::python

@@ -1,7 +1,7 @@
 // torch.fft (ctorch._C._fft): the discrete Fourier transforms over FFTW (cpu, emulated devices).
 #include "bindings.h"
 
-namespace ctorch::python {
+namespace ctorch::inline api::python {
 namespace {
 
 std::optional<std::vector<int64_t>> opt_list(py::handle h) {
@@ -56,4 +56,4 @@ void bind_fft(py::module_& m) {
   }, py::arg("input"), py::arg("dim") = py::none());
 }
 
-}  // namespace ctorch::python
+}  // namespace ctorch::api::python

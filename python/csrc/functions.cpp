@@ -1,7 +1,7 @@
 // torch.* functions: factories, random numbers and generators, joins, dtype utilities, autograd.
 #include "bindings.h"
 
-namespace ctorch::python {
+namespace ctorch::inline api::python {
 namespace {
 
 // A factory's arguments: sizes (positional or size=), options and generator keywords.
@@ -286,4 +286,4 @@ void bind_functions(py::module_& m) {
   m.def("is_anomaly_enabled", &autograd::AnomalyMode::is_enabled);
 }
 
-}  // namespace ctorch::python
+}  // namespace ctorch::api::python

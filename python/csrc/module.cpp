@@ -1,7 +1,7 @@
 // The extension module ctorch._C: errors, dtypes, devices, then each binding file's part.
 #include "bindings.h"
 
-namespace ctorch::python {
+namespace ctorch::inline api::python {
 namespace {
 
 // ctorch's error types as PyTorch's Python exceptions (the texts are already PyTorch's).
@@ -90,7 +90,7 @@ void route_warnings() {
 }
 
 }  // namespace
-}  // namespace ctorch::python
+}  // namespace ctorch::api::python
 
 PYBIND11_MODULE(_C, m) {
   using namespace ctorch::python;

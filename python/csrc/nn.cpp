@@ -4,7 +4,7 @@
 
 #include "bindings.h"
 
-namespace ctorch::python {
+namespace ctorch::inline api::python {
 namespace {
 
 using Pair2 = nn::Pair2;
@@ -264,4 +264,4 @@ void bind_nn(py::module_& m) {
   bind_optimizers(m);
 }
 
-}  // namespace ctorch::python
+}  // namespace ctorch::api::python

@@ -4,7 +4,7 @@
 
 #include "bindings.h"
 
-namespace ctorch::python {
+namespace ctorch::inline api::python {
 namespace {
 
 using serialization::Value;
@@ -145,4 +145,4 @@ void bind_serialization(py::module_& m) {
   }, py::arg("data"), py::arg("map_location") = py::none());
 }
 
-}  // namespace ctorch::python
+}  // namespace ctorch::api::python

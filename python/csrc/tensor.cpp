@@ -3,7 +3,7 @@
 
 #include "bindings.h"
 
-namespace ctorch::python {
+namespace ctorch::inline api::python {
 
 namespace {
 py::object* g_return_types = nullptr;  // ctorch.return_types, imported while _C loads
@@ -372,4 +372,4 @@ void bind_tensor(py::module_& m, py::class_<Tensor>& cls) {
       .def_property_readonly_static("__array_priority__", [](py::object) { return 1000; });
 }
 
-}  // namespace ctorch::python
+}  // namespace ctorch::api::python

@@ -1,7 +1,7 @@
 // ctorch.Tensor's math: elementwise methods, operators, reductions, shape, gather/scatter, random.
 #include "bindings.h"
 
-namespace ctorch::python {
+namespace ctorch::inline api::python {
 namespace {
 
 // dim arguments: None, an int or a sequence of ints.
@@ -489,4 +489,4 @@ void bind_tensor_ops(py::class_<Tensor>& cls) {
       });
 }
 
-}  // namespace ctorch::python
+}  // namespace ctorch::api::python

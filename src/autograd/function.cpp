@@ -3,7 +3,7 @@
 // node as grad_fn (an input returned as is becomes a view of it first; a dirty input is rebased);
 // backward receives zeros for outputs without a gradient unless set_materialize_grads(false), and
 // must return one gradient per forward argument.
-#include <cxxabi.h>
+#include "core/demangle.h"
 
 #include <cstdlib>
 #include <memory>
@@ -17,13 +17,7 @@
 
 namespace ctorch::autograd {
 
-std::string demangled_name(const char* mangled) {
-  int status = 0;
-  char* d = abi::__cxa_demangle(mangled, nullptr, nullptr, &status);
-  std::string name = status == 0 && d != nullptr ? d : mangled;
-  std::free(d);
-  return name;
-}
+std::string demangled_name(const char* mangled) { return ::ctorch::detail::demangle(mangled); }
 
 /// The backward node of one custom-function call.
 class CustomNode final : public Node {

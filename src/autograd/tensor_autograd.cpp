@@ -3,7 +3,7 @@
 #include "ctorch/autograd.h"
 #include "ctorch/warning.h"
 
-namespace ctorch {
+namespace ctorch::inline api {
 
 using autograd::AutogradMeta;
 using autograd::materialize_meta;
@@ -124,7 +124,11 @@ Tensor& Tensor::detach_() {
   return *this;
 }
 
-void autograd::adopt(const Tensor& dst, const Tensor& src) {
+}  // namespace ctorch::api
+
+namespace ctorch::autograd {
+
+void adopt(const Tensor& dst, const Tensor& src) {
   dst.set_data(src);
   const AutogradMeta* from = meta_of(src);
   if (from != nullptr && from->grad_fn) {
@@ -138,4 +142,4 @@ void autograd::adopt(const Tensor& dst, const Tensor& src) {
   }
 }
 
-}  // namespace ctorch
+}  // namespace ctorch::autograd

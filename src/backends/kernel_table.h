@@ -49,7 +49,7 @@
 #pragma GCC visibility push(hidden)
 #endif
 
-namespace ctorch::backends {
+namespace ctorch::inline api::backends {
 
 /// Whose rounding a launcher reproduces where PyTorch's cpu and CUDA kernels differ.
 enum class Arithmetic { Cpu, Gpu };
@@ -538,7 +538,7 @@ const ops::KernelTable& make_kernel_table() {
   return table;
 }
 
-}  // namespace ctorch::backends
+}  // namespace ctorch::api::backends
 
 #ifndef __CUDACC__
 #pragma GCC visibility pop

@@ -9,7 +9,7 @@
 #include "ctorch/warning.h"
 #include "core/math_settings.h"
 
-namespace ctorch {
+namespace ctorch::inline api {
 namespace {
 
 enum class Precision : int { Highest, High, Medium };
@@ -86,4 +86,4 @@ bool matmul_allow_fp16_reduction() { return g_fp16_reduction; }
 bool matmul_allow_bf16_reduction() { return g_bf16_reduction; }
 }  // namespace impl
 
-}  // namespace ctorch
+}  // namespace ctorch::api

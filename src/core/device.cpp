@@ -5,7 +5,7 @@
 
 #include "ctorch/error.h"
 
-namespace ctorch {
+namespace ctorch::inline api {
 
 const char* device_type_name(DeviceType type) {
   return type == DeviceType::CPU ? "cpu" : "cuda";
@@ -95,4 +95,4 @@ std::string Device::str() const {
 std::ostream& operator<<(std::ostream& os, const Device& d) { return os << d.str(); }
 std::ostream& operator<<(std::ostream& os, DeviceType t) { return os << device_type_name(t); }
 
-}  // namespace ctorch
+}  // namespace ctorch::api

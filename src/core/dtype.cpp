@@ -5,7 +5,7 @@
 
 #include "ctorch/error.h"
 
-namespace ctorch {
+namespace ctorch::inline api {
 
 const char* type_meta_name(ScalarType t) {
   switch (t) {
@@ -88,4 +88,4 @@ void set_default_dtype(ScalarType t) {
   g_default_dtype.store(t, std::memory_order_relaxed);
 }
 
-}  // namespace ctorch
+}  // namespace ctorch::api

@@ -1,6 +1,6 @@
 #include "ctorch/error.h"
 
-namespace ctorch::detail {
+namespace ctorch::inline api::detail {
 
 // PyTorch's TORCH_CHECK puts the user message first; the source location goes after it so that
 // `what()` reads like PyTorch's message and tests can compare its prefix.
@@ -23,4 +23,4 @@ namespace ctorch::detail {
   throw Error(msg);
 }
 
-}  // namespace ctorch::detail
+}  // namespace ctorch::api::detail

@@ -7,7 +7,7 @@
 
 #include "ctorch/error.h"
 
-namespace ctorch::detail {
+namespace ctorch::inline api::detail {
 
 namespace {
 
@@ -68,4 +68,4 @@ void rethrow_with_message(const std::exception_ptr& error,
   throw Error(text("RuntimeError", "unknown exception"));
 }
 
-}  // namespace ctorch::detail
+}  // namespace ctorch::api::detail

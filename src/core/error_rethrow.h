@@ -16,7 +16,7 @@
 #include <functional>
 #include <string>
 
-namespace ctorch::detail {
+namespace ctorch::inline api::detail {
 
 /// How to recognise one error type and throw it again with another message.
 struct ErrorType {
@@ -43,4 +43,4 @@ ErrorType error_type_of(const std::exception& e);
 [[noreturn]] void rethrow_with_message(const std::exception_ptr& error,
                                        const std::function<std::string(const char* python_name, const char* what)>& text);
 
-}  // namespace ctorch::detail
+}  // namespace ctorch::api::detail

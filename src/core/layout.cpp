@@ -3,7 +3,7 @@
 
 #include <ostream>
 
-namespace ctorch {
+namespace ctorch::inline api {
 
 std::ostream& operator<<(std::ostream& os, Layout layout) {
   switch (layout) {
@@ -18,4 +18,4 @@ std::ostream& operator<<(std::ostream& os, Layout layout) {
   return os << "Layout(" << static_cast<int>(layout) << ")";
 }
 
-}  // namespace ctorch
+}  // namespace ctorch::api

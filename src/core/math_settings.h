@@ -3,11 +3,11 @@
 // inside ctorch::backends.
 #pragma once
 
-namespace ctorch::impl {
+namespace ctorch::inline api::impl {
 /// backends::cuda::matmul::allow_tf32().
 bool matmul_allow_tf32();
 /// backends::cuda::matmul::allow_fp16_reduced_precision_reduction().
 bool matmul_allow_fp16_reduction();
 /// backends::cuda::matmul::allow_bf16_reduced_precision_reduction().
 bool matmul_allow_bf16_reduction();
-}  // namespace ctorch::impl
+}  // namespace ctorch::api::impl

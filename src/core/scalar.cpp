@@ -4,7 +4,7 @@
 
 #include "ctorch/error.h"
 
-namespace ctorch {
+namespace ctorch::inline api {
 
 ScalarType Scalar::type() const {
   switch (kind_) {
@@ -31,4 +31,4 @@ std::ostream& operator<<(std::ostream& os, const Scalar& s) {
   return os;
 }
 
-}  // namespace ctorch
+}  // namespace ctorch::api

@@ -12,7 +12,7 @@
 #include "ctorch/error.h"
 #include "ctorch/scalar.h"
 
-namespace ctorch::detail {
+namespace ctorch::inline api::detail {
 
 /// The C++ type name c10 prints in overflow messages ("int8_t", "int", "at::Half").
 template <class T>
@@ -86,4 +86,4 @@ T checked_convert(const Scalar& s, const char* type_name = checked_type_name<T>(
   }
 }
 
-}  // namespace ctorch::detail
+}  // namespace ctorch::api::detail

@@ -4,7 +4,7 @@
 #include <cstdio>
 #include <utility>
 
-namespace ctorch {
+namespace ctorch::inline api {
 namespace {
 thread_local WarningHandler t_handler;
 }  // namespace
@@ -19,4 +19,4 @@ void warn(const std::string& message) {
 
 WarningHandler set_warning_handler(WarningHandler handler) { return std::exchange(t_handler, std::move(handler)); }
 
-}  // namespace ctorch
+}  // namespace ctorch::api

@@ -6,7 +6,7 @@
 
 #include "ctorch/error.h"
 
-namespace ctorch::detail {
+namespace ctorch::inline api::detail {
 
 /// Throws wrap_dim's IndexError for `dim` against `n` dims (out of line: the error path is cold).
 [[gnu::cold, gnu::noinline]] inline void throw_dim_out_of_range(int64_t dim, int64_t n) {
@@ -21,4 +21,4 @@ inline int64_t wrap_dim(int64_t dim, int64_t ndim) {
   return dim < 0 ? dim + n : dim;
 }
 
-}  // namespace ctorch::detail
+}  // namespace ctorch::api::detail

@@ -5,7 +5,7 @@
 #include "ctorch/error.h"
 #include "ops/fft_plan_cache.h"
 
-namespace ctorch::backends::cuda {
+namespace ctorch::inline api::backends::cuda {
 namespace {
 constexpr int64_t kMaxPlanNum = ops::FftPlanCache::kMaxPlanNum;  // CUFFT_MAX_PLAN_NUM (CUDA >= 10)
 constexpr int kMaxDevices = 64;
@@ -34,4 +34,4 @@ void CuFFTPlanCacheManager::set_max_size(int64_t size) const {
 }
 void CuFFTPlanCacheManager::clear() const { (*this)[ctorch::cuda::current_device()].clear(); }
 
-}  // namespace ctorch::backends::cuda
+}  // namespace ctorch::api::backends::cuda

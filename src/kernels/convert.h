@@ -10,7 +10,7 @@
 #include "ctorch/dtype.h"
 #include "ctorch/macros.h"
 
-namespace ctorch::kernels {
+namespace ctorch::inline api::kernels {
 
 /// True for the 16-bit floating types whose arithmetic runs in float.
 template <class T>
@@ -35,4 +35,4 @@ CTORCH_HD To convert(From v) {
   }
 }
 
-}  // namespace ctorch::kernels
+}  // namespace ctorch::api::kernels

@@ -4,7 +4,7 @@
 #include "ctorch/dtype.h"
 #include "ctorch/error.h"
 
-namespace ctorch::kernels {
+namespace ctorch::inline api::kernels {
 
 /// Carries a C++ element type into a generic lambda.
 template <class T>
@@ -69,4 +69,4 @@ struct OpMath<BFloat16> {
 template <class T>
 using opmath_t = typename OpMath<T>::type;
 
-}  // namespace ctorch::kernels
+}  // namespace ctorch::api::kernels

@@ -11,7 +11,7 @@
 #include "kernels/dispatch.h"
 #include "kernels/elementwise_plan.h"
 
-namespace ctorch::kernels {
+namespace ctorch::inline api::kernels {
 
 namespace detail {
 
@@ -50,4 +50,4 @@ CTORCH_HD inline void elementwise_element(const ElementwisePlan& plan, char* con
   }
 }
 
-}  // namespace ctorch::kernels
+}  // namespace ctorch::api::kernels

@@ -7,7 +7,7 @@
 
 #include "ctorch/macros.h"
 
-namespace ctorch::kernels {
+namespace ctorch::inline api::kernels {
 
 /// Dims an elementwise op may have after coalescing.
 inline constexpr int kMaxDims = 16;
@@ -56,4 +56,4 @@ using ElementwisePlan = BasicElementwisePlan<kMaxOperands>;
 /// The plan of a jiterator kernel: outputs first, then inputs.
 using JitPlan = BasicElementwisePlan<kMaxJitOperands>;
 
-}  // namespace ctorch::kernels
+}  // namespace ctorch::api::kernels

@@ -8,7 +8,7 @@
 
 #include "ctorch/dtype.h"
 
-namespace ctorch::kernels {
+namespace ctorch::inline api::kernels {
 
 /// Which transform: complex to complex, real to complex (onesided), complex (onesided) to real.
 enum class FftKind : uint8_t { C2C, R2C, C2R };
@@ -47,4 +47,4 @@ struct FftPlanEqual {
   bool operator()(const FftPlan& a, const FftPlan& b) const noexcept { return a.same_transform(b); }
 };
 
-}  // namespace ctorch::kernels
+}  // namespace ctorch::api::kernels

@@ -8,7 +8,7 @@
 
 #include "ctorch/macros.h"
 
-namespace ctorch::kernels {
+namespace ctorch::inline api::kernels {
 
 /// Unary elementwise ops.
 enum class UnaryOp : int8_t {
@@ -271,4 +271,4 @@ struct Binary {
   }
 };
 
-}  // namespace ctorch::kernels
+}  // namespace ctorch::api::kernels

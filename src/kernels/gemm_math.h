@@ -12,7 +12,7 @@
 #include "ctorch/scalar.h"
 #include "kernels/convert.h"
 
-namespace ctorch::kernels {
+namespace ctorch::inline api::kernels {
 
 /// Accumulator type: float for the half types, unsigned for integers (wrapping), uint8 for bool.
 template <class T>
@@ -127,4 +127,4 @@ CTORCH_HD void gemm_loop_element(const GemmGeometry& g, const T* a, const T* b, 
   *cp = narrow<T, A>(gemm_output<A>(acc, alpha, beta, beta == A(0) ? A(0) : widen<T, A>(*cp)));
 }
 
-}  // namespace ctorch::kernels
+}  // namespace ctorch::api::kernels

@@ -22,7 +22,7 @@
 #include "kernels/dispatch.h"
 #include "kernels/elementwise_plan.h"
 
-namespace ctorch::kernels {
+namespace ctorch::inline api::kernels {
 
 /// Index tensors one gather/scatter may use (one per indexed dim at most).
 inline constexpr int kMaxIndexTensors = kMaxDims;
@@ -110,4 +110,4 @@ struct ScatterAddFn {
   }
 };
 
-}  // namespace ctorch::kernels
+}  // namespace ctorch::api::kernels

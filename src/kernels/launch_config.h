@@ -15,7 +15,7 @@
 
 #include "ctorch/macros.h"
 
-namespace ctorch::kernels {
+namespace ctorch::inline api::kernels {
 
 /// Threads per block of elementwise kernels.
 inline constexpr int kElementwiseBlockSize = 256;
@@ -58,4 +58,4 @@ CTORCH_HD constexpr LaunchConfig elementwise_launch_config(int64_t n, DeviceLimi
                       static_cast<uint32_t>(n)};
 }
 
-}  // namespace ctorch::kernels
+}  // namespace ctorch::api::kernels

@@ -11,7 +11,7 @@
 
 #include "ctorch/macros.h"
 
-namespace ctorch::kernels {
+namespace ctorch::inline api::kernels {
 
 /// Four 32-bit words: a Philox counter or output block.
 struct PhiloxBlock {
@@ -120,4 +120,4 @@ class Philox4x32 {
   uint32_t state_ = 0;
 };
 
-}  // namespace ctorch::kernels
+}  // namespace ctorch::api::kernels

@@ -50,7 +50,7 @@
 #include "kernels/random_math.h"
 #include "kernels/random_op.h"
 
-namespace ctorch::kernels {
+namespace ctorch::inline api::kernels {
 
 /// Threads per block of distribution_nullary_kernel.
 inline constexpr int64_t kRandomBlockSize = 256;
@@ -402,4 +402,4 @@ void visit_bernoulli_tensor(ScalarType dtype, F&& f) {
   });
 }
 
-}  // namespace ctorch::kernels
+}  // namespace ctorch::api::kernels

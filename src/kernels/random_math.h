@@ -18,7 +18,7 @@
 
 #include "ctorch/macros.h"
 
-namespace ctorch::kernels {
+namespace ctorch::inline api::kernels {
 namespace detail {
 
 CTORCH_HD inline uint32_t bits_of(float f) {
@@ -208,4 +208,4 @@ CTORCH_HD inline void sincospi_fma(double x, double* sin_out, double* cos_out) {
   }
 }
 
-}  // namespace ctorch::kernels
+}  // namespace ctorch::api::kernels

@@ -6,7 +6,7 @@
 
 #include "ctorch/macros.h"
 
-namespace ctorch::kernels {
+namespace ctorch::inline api::kernels {
 
 /// Random ops of the CUDA generator (KernelTable::random).
 enum class RandomOp : int8_t {
@@ -50,4 +50,4 @@ struct PhiloxArgs {
   }
 };
 
-}  // namespace ctorch::kernels
+}  // namespace ctorch::api::kernels

@@ -20,7 +20,7 @@
 
 #include "ctorch/macros.h"
 
-namespace ctorch::kernels {
+namespace ctorch::inline api::kernels {
 
 /// Reductions a backend runs. Max/Min give values only, ArgMax/ArgMin values and indices; the op
 /// layer builds norms of order 0 and +-inf from Sum and Max/Min, and std from Var.
@@ -265,4 +265,4 @@ struct VarOp {
   }
 };
 
-}  // namespace ctorch::kernels
+}  // namespace ctorch::api::kernels

@@ -28,7 +28,7 @@
 #include "kernels/reduce_functors.h"
 #include "kernels/reduce_plan.h"
 
-namespace ctorch::kernels {
+namespace ctorch::inline api::kernels {
 
 /// Threads of a block-per-output reduction at most (a power of two).
 inline constexpr int kReduceBlock = 256;
@@ -172,4 +172,4 @@ CTORCH_HD void softmax_write(const SoftmaxPlan& plan, const T* in, T* out, opmat
   }
 }
 
-}  // namespace ctorch::kernels
+}  // namespace ctorch::api::kernels

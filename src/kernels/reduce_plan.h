@@ -18,7 +18,7 @@
 #include "ctorch/macros.h"
 #include "kernels/elementwise_plan.h"
 
-namespace ctorch::kernels {
+namespace ctorch::inline api::kernels {
 
 /// Kept and reduced dims of a reduction (see Note [Reduction layout]).
 struct ReducePlan {
@@ -65,4 +65,4 @@ struct SoftmaxPlan {
   int64_t inner = 1;
 };
 
-}  // namespace ctorch::kernels
+}  // namespace ctorch::api::kernels

@@ -8,7 +8,7 @@
 
 #include "ctorch/stream.h"
 
-namespace ctorch::memory {
+namespace ctorch::inline api::memory {
 
 /// Watches device allocations. Every method may run concurrently on many threads.
 class AllocationObserver {
@@ -35,4 +35,4 @@ inline void set_allocation_observer(AllocationObserver* observer) noexcept {
   g_allocation_observer.store(observer, std::memory_order_release);
 }
 
-}  // namespace ctorch::memory
+}  // namespace ctorch::api::memory

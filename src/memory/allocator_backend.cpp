@@ -8,7 +8,7 @@
 #include "runtime/current.h"
 #include "runtime/device_runtime.h"
 
-namespace ctorch::memory {
+namespace ctorch::inline api::memory {
 namespace {
 
 // The devices of the registered CUDA runtime (0 when there is none), as cuda::device_count().
@@ -148,4 +148,4 @@ void check_supports(const DeviceAllocatorBackend& backend, AllocatorApi api, con
                ". If you need it, please file an issue describing your use case.");
 }
 
-}  // namespace ctorch::memory
+}  // namespace ctorch::api::memory

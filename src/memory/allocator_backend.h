@@ -12,7 +12,7 @@
 #include "ctorch/stream.h"
 #include "memory/allocator_stats.h"
 
-namespace ctorch::memory {
+namespace ctorch::inline api::memory {
 
 /// The parts of torch.cuda's memory API a back-end may lack (PyTorch's "does not yet support").
 enum class AllocatorApi : uint8_t {
@@ -65,4 +65,4 @@ void empty_device_cache(bool initialized);
 /// describing your use case." when `backend` lacks `api`.
 void check_supports(const DeviceAllocatorBackend& backend, AllocatorApi api, const char* what);
 
-}  // namespace ctorch::memory
+}  // namespace ctorch::api::memory

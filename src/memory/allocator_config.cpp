@@ -11,7 +11,7 @@
 
 #include "ctorch/error.h"
 
-namespace ctorch::memory {
+namespace ctorch::inline api::memory {
 namespace {
 
 constexpr size_t kMB = size_t{1} << 20;
@@ -229,4 +229,4 @@ std::string format_size(uint64_t bytes) {
   return buf;
 }
 
-}  // namespace ctorch::memory
+}  // namespace ctorch::api::memory

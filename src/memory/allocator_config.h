@@ -13,7 +13,7 @@
 #include <limits>
 #include <string>
 
-namespace ctorch::memory {
+namespace ctorch::inline api::memory {
 
 /// Number of power-of-two intervals of roundup_power2_divisions (1 MiB .. 64 GiB).
 inline constexpr size_t kRoundUpPowerOfTwoIntervals = 16;
@@ -59,4 +59,4 @@ const AllocatorConfig& device_allocator_config();
 /// PyTorch's format_size: "512 bytes", "1.50 KiB", "2.00 MiB", "8.00 GiB".
 std::string format_size(uint64_t bytes);
 
-}  // namespace ctorch::memory
+}  // namespace ctorch::api::memory

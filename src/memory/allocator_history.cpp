@@ -4,7 +4,7 @@
 
 #include <chrono>
 
-namespace ctorch::memory {
+namespace ctorch::inline api::memory {
 
 // ---------------------------------------------------------------------------------------------
 // Memory history (c10's record_trace; a ring buffer of max_entries)
@@ -60,4 +60,4 @@ std::vector<RawTraceEntry> CachingAllocator::trace() const {
   return out;
 }
 
-}  // namespace ctorch::memory
+}  // namespace ctorch::api::memory

@@ -2,7 +2,7 @@
 
 #include <utility>
 
-namespace ctorch::memory {
+namespace ctorch::inline api::memory {
 namespace {
 
 void add_stat(std::map<std::string, int64_t>& out, const std::string& prefix, const Stat& s) {
@@ -61,4 +61,4 @@ std::map<std::string, int64_t> flatten_stats(const DeviceStats& s) {
   return out;
 }
 
-}  // namespace ctorch::memory
+}  // namespace ctorch::api::memory

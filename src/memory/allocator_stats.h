@@ -9,7 +9,7 @@
 #include <map>
 #include <string>
 
-namespace ctorch::memory {
+namespace ctorch::inline api::memory {
 
 /// One counter: current value, its peak, and the totals added and removed.
 struct Stat {
@@ -69,4 +69,4 @@ struct DeviceStats {
 /// The flattened, key-sorted dict torch.cuda.memory_stats() returns ("allocated_bytes.all.current").
 std::map<std::string, int64_t> flatten_stats(const DeviceStats& s);
 
-}  // namespace ctorch::memory
+}  // namespace ctorch::api::memory

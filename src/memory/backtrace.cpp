@@ -1,13 +1,13 @@
 #include "memory/backtrace.h"
 
-#include <cxxabi.h>
+#include "core/demangle.h"
 #include <execinfo.h>
 
 #include <algorithm>
 #include <cstdlib>
 #include <string>
 
-namespace ctorch::memory {
+namespace ctorch::inline api::memory {
 namespace {
 
 // "binary(mangled+0x1f) [0xaddr]" -> {binary, 0, demangled or mangled or "??"}.
@@ -22,10 +22,7 @@ cuda::Frame parse_symbol(const char* text) {
     const size_t end = plus != std::string::npos && plus < close ? plus : close;
     const std::string mangled = s.substr(open + 1, end - open - 1);
     if (!mangled.empty()) {
-      int status = 0;
-      char* demangled = abi::__cxa_demangle(mangled.c_str(), nullptr, nullptr, &status);
-      f.name = status == 0 && demangled ? demangled : mangled;
-      std::free(demangled);
+      f.name = ::ctorch::detail::demangle(mangled.c_str());
     }
   }
   if (f.name.empty()) f.name = "??";
@@ -58,4 +55,4 @@ std::vector<cuda::Frame> FrameSymbolizer::operator()(const FramesPtr& frames) {
   return out;
 }
 
-}  // namespace ctorch::memory
+}  // namespace ctorch::api::memory

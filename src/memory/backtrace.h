@@ -8,7 +8,7 @@
 #include "ctorch/cuda_memory_snapshot.h"
 #include "memory/frames.h"
 
-namespace ctorch::memory {
+namespace ctorch::inline api::memory {
 
 /// The calling thread's return addresses, without the innermost `skip` frames (at most
 /// `max_frames`, itself at most 32).
@@ -24,4 +24,4 @@ class FrameSymbolizer {
   std::unordered_map<void*, cuda::Frame> cache_;
 };
 
-}  // namespace ctorch::memory
+}  // namespace ctorch::api::memory

@@ -12,7 +12,7 @@
 #include "memory/backtrace.h"
 #include "memory/expandable_segment.h"
 
-namespace ctorch::memory {
+namespace ctorch::inline api::memory {
 
 namespace {
 
@@ -690,4 +690,4 @@ void CachingAllocator::synchronize_and_free_events() {
   pending_events_.clear();
 }
 
-}  // namespace ctorch::memory
+}  // namespace ctorch::api::memory

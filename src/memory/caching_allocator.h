@@ -52,7 +52,7 @@
 #include "memory/frames.h"
 #include "memory/raw_backend.h"
 
-namespace ctorch::memory {
+namespace ctorch::inline api::memory {
 
 /// Every request is rounded to a multiple of this.
 inline constexpr size_t kMinBlockSize = 512;
@@ -461,4 +461,4 @@ class CachingAllocator {
   size_t trace_next_ = 0;                   // next slot to overwrite once full
 };
 
-}  // namespace ctorch::memory
+}  // namespace ctorch::api::memory

@@ -9,7 +9,7 @@
 #include "memory/caching_allocator.h"
 #include "memory/expandable_segment.h"
 
-namespace ctorch::memory {
+namespace ctorch::inline api::memory {
 
 void CachingAllocator::raise_oom(const AllocParams& p, size_t orig_size) {
   (void)orig_size;
@@ -195,4 +195,4 @@ std::vector<SegmentInfo> CachingAllocator::snapshot() const {
   return out;
 }
 
-}  // namespace ctorch::memory
+}  // namespace ctorch::api::memory

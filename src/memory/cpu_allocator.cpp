@@ -24,7 +24,7 @@
 #include "ctorch/allocator.h"
 #include "ctorch/error.h"
 
-namespace ctorch {
+namespace ctorch::inline api {
 namespace {
 
 constexpr size_t kAlignment = 64;
@@ -205,4 +205,4 @@ class CpuAllocator final : public Allocator {
 
 Allocator* cpu_allocator() { return &CpuAllocator::instance(); }
 
-}  // namespace ctorch
+}  // namespace ctorch::api

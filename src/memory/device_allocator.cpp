@@ -13,7 +13,7 @@
 #include "runtime/current.h"
 #include "runtime/device_runtime.h"
 
-namespace ctorch::memory {
+namespace ctorch::inline api::memory {
 namespace {
 
 // Forwards the policy's raw operations to one device of a DeviceRuntime, and the virtual-memory
@@ -216,4 +216,4 @@ void reset_cuda_caching_allocators() noexcept {
   }
 }
 
-}  // namespace ctorch::memory
+}  // namespace ctorch::api::memory

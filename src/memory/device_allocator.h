@@ -18,11 +18,11 @@
 #include "ctorch/stream.h"
 #include "memory/caching_allocator.h"
 
-namespace ctorch::impl {
+namespace ctorch::inline api::impl {
 class DeviceRuntime;
-}  // namespace ctorch::impl
+}  // namespace ctorch::api::impl
 
-namespace ctorch::memory {
+namespace ctorch::inline api::memory {
 
 /// The caching allocator of cuda:`index` (index must be a valid device); creates it on first use.
 CachingAllocator& cuda_caching_allocator(DeviceIndex index);
@@ -58,4 +58,4 @@ void release_pool(DeviceIndex index, MempoolId id);
 /// True when PYTORCH_NO_CUDA_MEMORY_CACHING is set (raw allocations, no statistics).
 bool cuda_caching_disabled() noexcept;
 
-}  // namespace ctorch::memory
+}  // namespace ctorch::api::memory

@@ -7,7 +7,7 @@
 
 #include "ctorch/error.h"
 
-namespace ctorch::memory {
+namespace ctorch::inline api::memory {
 
 // ---------------------------------------------------------------------------------------------
 // ExpandableSegment
@@ -240,4 +240,4 @@ void CachingAllocator::release_expandable_segment(Block* block) {
   delete_block(block);
 }
 
-}  // namespace ctorch::memory
+}  // namespace ctorch::api::memory

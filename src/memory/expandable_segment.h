@@ -32,7 +32,7 @@
 
 #include "memory/caching_allocator.h"
 
-namespace ctorch::memory {
+namespace ctorch::inline api::memory {
 
 /// Reserved address space per segment = device memory * kAddressSpaceNumerator / kAddressSpaceDenominator.
 inline constexpr size_t kAddressSpaceNumerator = 9;
@@ -83,4 +83,4 @@ class ExpandableSegment {
   std::vector<char> pages_;  // 1 = mapped
 };
 
-}  // namespace ctorch::memory
+}  // namespace ctorch::api::memory

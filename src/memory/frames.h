@@ -5,11 +5,11 @@
 #include <memory>
 #include <vector>
 
-namespace ctorch::memory {
+namespace ctorch::inline api::memory {
 
 /// Return addresses captured by backtrace(3), symbolized only when a snapshot is taken.
 using RawFrames = std::vector<void*>;
 /// Shared, immutable frames (a block and its trace entries share one capture).
 using FramesPtr = std::shared_ptr<const RawFrames>;
 
-}  // namespace ctorch::memory
+}  // namespace ctorch::api::memory

@@ -7,7 +7,7 @@
 
 #include "ctorch/error.h"
 
-namespace ctorch::memory {
+namespace ctorch::inline api::memory {
 namespace {
 
 int64_t micros_since(std::chrono::steady_clock::time_point t0) {
@@ -225,4 +225,4 @@ size_t CachingHostAllocator::cached_blocks() const {
   return n;
 }
 
-}  // namespace ctorch::memory
+}  // namespace ctorch::api::memory

@@ -28,7 +28,7 @@
 #include "memory/allocator_stats.h"
 #include "memory/raw_backend.h"
 
-namespace ctorch::memory {
+namespace ctorch::inline api::memory {
 
 /// Raw page-locked memory and the events the host cache needs (allocate throws OutOfMemoryError).
 using HostBackend = RawBackend;
@@ -121,4 +121,4 @@ class CachingHostAllocator {
   HostStats stats_;
 };
 
-}  // namespace ctorch::memory
+}  // namespace ctorch::api::memory

@@ -18,7 +18,7 @@
 #include "runtime/device_runtime.h"
 #include "memory/allocation_observer.h"
 
-namespace ctorch::memory {
+namespace ctorch::inline api::memory {
 namespace {
 
 constexpr uint64_t kNoLimit = UINT64_MAX;
@@ -316,4 +316,4 @@ bool is_malloc_async_data(const DataPtr& data) noexcept { return data.deleter() 
 
 bool malloc_async_initialized() noexcept { return g_initialized.load(std::memory_order_acquire); }
 
-}  // namespace ctorch::memory
+}  // namespace ctorch::api::memory

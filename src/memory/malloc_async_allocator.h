@@ -33,7 +33,7 @@
 #include "ctorch/stream.h"
 #include "memory/allocator_stats.h"
 
-namespace ctorch::memory {
+namespace ctorch::inline api::memory {
 
 /// The process-wide cudaMallocAsync allocator (see Note [cudaMallocAsync backend]). Thread-safe.
 class MallocAsyncAllocator {
@@ -72,4 +72,4 @@ bool is_malloc_async_data(const DataPtr& data) noexcept;
 /// True once the cudaMallocAsync allocator has initialized a device.
 bool malloc_async_initialized() noexcept;
 
-}  // namespace ctorch::memory
+}  // namespace ctorch::api::memory

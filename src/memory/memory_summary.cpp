@@ -8,7 +8,7 @@
 
 #include "ctorch/error.h"
 
-namespace ctorch::memory {
+namespace ctorch::inline api::memory {
 namespace {
 
 // _format_size(sz, pref_sz): f"{sz:6d} {prefix}".
@@ -127,4 +127,4 @@ std::string format_memory_summary(const std::map<std::string, int64_t>& stats, i
   return out + "|\n";
 }
 
-}  // namespace ctorch::memory
+}  // namespace ctorch::api::memory

@@ -7,7 +7,7 @@
 #include "runtime/current.h"
 #include "runtime/device_runtime.h"
 
-namespace ctorch::memory {
+namespace ctorch::inline api::memory {
 namespace {
 
 // Page-locked memory of the CUDA runtime the cache was created (or last rebound) for.
@@ -84,4 +84,4 @@ void record_pinned_use(const DataPtr& data, Stream s) {
   if (CachingHostAllocator* a = existing_host_caching_allocator()) a->record_event(static_cast<HostBlock*>(data.context()), s);
 }
 
-}  // namespace ctorch::memory
+}  // namespace ctorch::api::memory

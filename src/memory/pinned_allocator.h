@@ -10,7 +10,7 @@
 #include "ctorch/stream.h"
 #include "memory/host_allocator.h"
 
-namespace ctorch::memory {
+namespace ctorch::inline api::memory {
 
 /// The pinned host cache (initializes CUDA on first use).
 CachingHostAllocator& host_caching_allocator();
@@ -21,4 +21,4 @@ DataPtr allocate_pinned(size_t nbytes);
 /// Records that a copy queued on `s` uses the pinned memory behind `data` (no-op for other memory).
 void record_pinned_use(const DataPtr& data, Stream s);
 
-}  // namespace ctorch::memory
+}  // namespace ctorch::api::memory

@@ -33,7 +33,7 @@ PluggableFreeFn CUDAPluggableAllocator::free_fn() const { return impl_->free; }
 
 }  // namespace ctorch::cuda::memory
 
-namespace ctorch::memory {
+namespace ctorch::inline api::memory {
 namespace {
 
 using Impl = cuda::memory::CUDAPluggableAllocator::Impl;
@@ -105,7 +105,7 @@ void check_native_allocator(const char* what) {
                ". If you need it, please file an issue describing your use case.");
 }
 
-}  // namespace ctorch::memory
+}  // namespace ctorch::api::memory
 
 namespace ctorch::cuda::memory {
 

@@ -33,7 +33,7 @@ struct CUDAPluggableAllocator::Impl {
 
 }  // namespace ctorch::cuda::memory
 
-namespace ctorch::memory {
+namespace ctorch::inline api::memory {
 
 /// The installed pluggable allocator, or null (the native caching allocator).
 cuda::memory::CUDAPluggableAllocator::Impl* current_pluggable() noexcept;
@@ -46,4 +46,4 @@ void pluggable_raw_free(cuda::memory::CUDAPluggableAllocator::Impl& p, void* ptr
 /// Throws PyTorch's "CUDAPluggableAllocator does not yet support <what>..." when one is installed.
 void check_native_allocator(const char* what);
 
-}  // namespace ctorch::memory
+}  // namespace ctorch::api::memory

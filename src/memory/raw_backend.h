@@ -11,7 +11,7 @@
 #include "ctorch/stream.h"
 #include "runtime/device_runtime.h"
 
-namespace ctorch::memory {
+namespace ctorch::inline api::memory {
 
 /// Raw memory and events of one cache.
 class RawBackend {
@@ -64,4 +64,4 @@ class RuntimeEvents : public RawBackend {
   std::atomic<impl::DeviceRuntime*> rt_;
 };
 
-}  // namespace ctorch::memory
+}  // namespace ctorch::api::memory

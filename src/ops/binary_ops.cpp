@@ -5,7 +5,7 @@
 #include "ops/grad_hook.h"
 #include "ops/launch.h"
 
-namespace ctorch {
+namespace ctorch::inline api {
 
 using kernels::BinaryOp;
 using ops::binary_op;
@@ -175,4 +175,4 @@ Tensor where(const Tensor& condition, const Scalar& x, const Scalar& y) {
                full({}, y, TensorOptions().dtype(t).device(condition.device())));
 }
 
-}  // namespace ctorch
+}  // namespace ctorch::api

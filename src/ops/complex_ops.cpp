@@ -18,7 +18,7 @@
 #include "ops/elementwise.h"
 #include "ops/launch.h"
 
-namespace ctorch {
+namespace ctorch::inline api {
 namespace {
 
 // A new impl over self's storage with another dtype (the View funnel, as ops/views.cpp's make_view).
@@ -211,4 +211,4 @@ Tensor complex_unary(kernels::UnaryOp op, const Tensor& t) {
 }
 
 }  // namespace ops
-}  // namespace ctorch
+}  // namespace ctorch::api

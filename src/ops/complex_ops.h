@@ -5,7 +5,7 @@
 #include "kernels/functors.h"
 #include "ops/kernel_table.h"
 
-namespace ctorch::ops {
+namespace ctorch::inline api::ops {
 
 /// dst = src where either is complex: complex <-> complex, real -> complex (imaginary parts 0),
 /// complex -> real (PyTorch's warning, imaginary parts dropped).
@@ -19,4 +19,4 @@ Tensor complex_binary(kernels::BinaryOp op, const Tensor& t, const Scalar& s, Sc
 /// op(t) for complex t (neg, abs; other ops raise NotImplementedError).
 Tensor complex_unary(kernels::UnaryOp op, const Tensor& t);
 
-}  // namespace ctorch::ops
+}  // namespace ctorch::api::ops

@@ -30,7 +30,7 @@
 #include "ops/launch.h"
 #include "ops/pad.h"
 
-namespace ctorch {
+namespace ctorch::inline api {
 
 namespace {
 
@@ -419,4 +419,4 @@ Tensor conv_transpose1d(const Tensor& input, const Tensor& weight, const Tensor&
   return out.squeeze(h_dim);
 }
 
-}  // namespace ctorch
+}  // namespace ctorch::api

@@ -7,7 +7,7 @@
 #include "ctorch/tensor.h"
 #include "ops/kernel_table.h"
 
-namespace ctorch::ops {
+namespace ctorch::inline api::ops {
 
 /// Gradients of conv2d with respect to input, weight and bias, those `wanted` (the others undefined).
 /// `input` is needed for the weight's gradient, `weight` for the input's; sizes come from the
@@ -22,4 +22,4 @@ std::tuple<Tensor, Tensor, Tensor> conv_transpose2d_backward(const Tensor& grad,
                                                              IntArrayRef input_sizes, const Tensor& weight, IntArrayRef weight_sizes,
                                                              const ConvParams& params, std::array<bool, 3> wanted);
 
-}  // namespace ctorch::ops
+}  // namespace ctorch::api::ops

@@ -21,7 +21,7 @@
 #include "ops/launch.h"
 #include "runtime/sync_debug.h"
 
-namespace ctorch::ops {
+namespace ctorch::inline api::ops {
 
 namespace {
 
@@ -138,4 +138,4 @@ void copy_between_devices(Tensor& dst, const Tensor& src, bool non_blocking) {
   }
 }
 
-}  // namespace ctorch::ops
+}  // namespace ctorch::api::ops

@@ -13,7 +13,7 @@
 #include "ops/grad_hook.h"
 #include "ops/launch.h"
 
-namespace ctorch::ops {
+namespace ctorch::inline api::ops {
 
 using kernels::BinaryOp;
 using kernels::ElementwisePlan;
@@ -628,4 +628,4 @@ const char* op_name(BinaryOp op) { return kernels::name_of(op); }
 
 const char* op_name(UnaryOp op) { return kernels::name_of(op); }
 
-}  // namespace ctorch::ops
+}  // namespace ctorch::api::ops

@@ -10,7 +10,7 @@
 #include "kernels/functors.h"
 #include "ops/kernel_table.h"
 
-namespace ctorch::ops {
+namespace ctorch::inline api::ops {
 
 /// Wraps a dim index into [0, ndim) (PyTorch's maybe_wrap_dim); throws IndexError when out of range.
 int64_t wrap_dim(int64_t dim, int64_t ndim);
@@ -78,4 +78,4 @@ const char* op_name(kernels::BinaryOp op);
 /// Name of a unary op ("exp", ...).
 const char* op_name(kernels::UnaryOp op);
 
-}  // namespace ctorch::ops
+}  // namespace ctorch::api::ops

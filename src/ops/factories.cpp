@@ -11,7 +11,7 @@
 #include "ops/elementwise.h"
 #include "tensor/allocation.h"
 
-namespace ctorch {
+namespace ctorch::inline api {
 
 Tensor full(IntArrayRef size, const Scalar& value, TensorOptions options) {
   if (!options.has_dtype()) options = options.dtype(value.type());
@@ -285,4 +285,4 @@ template Tensor tensor<uint8_t>(const std::vector<uint8_t>&, TensorOptions);
 template Tensor tensor<std::complex<float>>(const std::vector<std::complex<float>>&, TensorOptions);
 template Tensor tensor<std::complex<double>>(const std::vector<std::complex<double>>&, TensorOptions);
 
-}  // namespace ctorch
+}  // namespace ctorch::api

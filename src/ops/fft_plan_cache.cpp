@@ -5,7 +5,7 @@
 
 #include "ctorch/error.h"
 
-namespace ctorch::ops {
+namespace ctorch::inline api::ops {
 
 std::shared_ptr<void> FftPlanCache::get(const kernels::FftPlan& key,
                                         const std::function<std::shared_ptr<void>()>& make) {
@@ -69,4 +69,4 @@ FftPlanCache& cuda_fft_plan_cache(DeviceIndex index) {
   return caches[static_cast<size_t>(index)];
 }
 
-}  // namespace ctorch::ops
+}  // namespace ctorch::api::ops

@@ -14,7 +14,7 @@
 #include "ctorch/device.h"
 #include "kernels/fft_plan.h"
 
-namespace ctorch::ops {
+namespace ctorch::inline api::ops {
 
 /// One device's plan cache. Thread-safe.
 class FftPlanCache {
@@ -46,4 +46,4 @@ class FftPlanCache {
 /// The plan cache of CUDA device `index` (0 <= index < 64).
 FftPlanCache& cuda_fft_plan_cache(DeviceIndex index);
 
-}  // namespace ctorch::ops
+}  // namespace ctorch::api::ops

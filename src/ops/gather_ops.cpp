@@ -13,7 +13,7 @@
 #include "ops/index_plan.h"
 #include "ops/launch.h"
 
-namespace ctorch {
+namespace ctorch::inline api {
 
 namespace {
 
@@ -331,4 +331,4 @@ Tensor Tensor::nonzero() const {
   return host_result.to(device());
 }
 
-}  // namespace ctorch
+}  // namespace ctorch::api

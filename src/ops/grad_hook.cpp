@@ -6,7 +6,7 @@
 
 #include "core/wrap_dim.h"
 
-namespace ctorch::ops {
+namespace ctorch::inline api::ops {
 
 namespace {
 std::atomic<GradRecorder*> g_recorder{nullptr};
@@ -22,4 +22,4 @@ DimVector wrapped_dims(IntArrayRef dims, int64_t ndim) {
 
 GradRecorder* grad_recorder() noexcept { return g_recorder.load(std::memory_order_acquire); }
 
-}  // namespace ctorch::ops
+}  // namespace ctorch::api::ops

@@ -22,7 +22,7 @@
 #include "kernels/functors.h"
 #include "ops/kernel_table.h"
 
-namespace ctorch::ops {
+namespace ctorch::inline api::ops {
 
 /// The key of a recorded call's gradient (autograd/derivatives.cpp: Note [Gradient table]).
 enum class GradFn : uint8_t {
@@ -191,4 +191,4 @@ template <class Impl, class Args>
   return self;
 }
 
-}  // namespace ctorch::ops
+}  // namespace ctorch::api::ops

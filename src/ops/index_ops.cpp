@@ -22,7 +22,7 @@
 #include "ops/index_plan.h"
 #include "ops/launch.h"
 
-namespace ctorch::ops {
+namespace ctorch::inline api::ops {
 
 namespace {
 
@@ -278,9 +278,9 @@ Tensor index_put(const Tensor& self, const std::vector<std::optional<Tensor>>& i
   return self.clone().index_put_(indices, values, accumulate);
 }
 
-}  // namespace ctorch::ops
+}  // namespace ctorch::api::ops
 
-namespace ctorch {
+namespace ctorch::inline api {
 
 Tensor index(const Tensor& self, const std::vector<std::optional<Tensor>>& indices) {
   return ops::index(self, indices);
@@ -328,4 +328,4 @@ Tensor& Tensor::index_put_(const std::vector<std::optional<Tensor>>& indices, co
   return *this;
 }
 
-}  // namespace ctorch
+}  // namespace ctorch::api

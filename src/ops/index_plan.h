@@ -10,7 +10,7 @@
 #include "ctorch/tensor.h"
 #include "kernels/index_plan.h"
 
-namespace ctorch::ops {
+namespace ctorch::inline api::ops {
 
 /// What one gather/scatter addresses, in tensor dim order (Note [Index plan]).
 struct IndexGeometry {
@@ -37,4 +37,4 @@ void check_same_device(const Tensor& self, const Tensor& t);
 /// Warns PyTorch's deprecation of uint8 masks in indexing.
 void warn_uint8_index();
 
-}  // namespace ctorch::ops
+}  // namespace ctorch::api::ops

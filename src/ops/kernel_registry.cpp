@@ -8,7 +8,7 @@
 #include "ops/kernel_table.h"
 #include "runtime/device_runtime.h"
 
-namespace ctorch::ops {
+namespace ctorch::inline api::ops {
 namespace {
 
 constexpr int kMaxRuntimes = 8;
@@ -48,4 +48,4 @@ const KernelTable& kernels_for(Device device) {
   CTORCH_CHECK_DEVICE(false, "no kernels are registered for the ", device_type_name(device.type()), " runtime");
 }
 
-}  // namespace ctorch::ops
+}  // namespace ctorch::api::ops

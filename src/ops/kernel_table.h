@@ -20,7 +20,7 @@
 #include "kernels/reduce_functors.h"
 #include "kernels/reduce_plan.h"
 
-namespace ctorch::ops {
+namespace ctorch::inline api::ops {
 
 /// Which operand of a binary op is a host scalar instead of a tensor.
 enum class ScalarOperand : int8_t { None, Lhs, Rhs };
@@ -159,13 +159,13 @@ struct KernelTable {
   bool (*max_pool2d)(const MaxPoolKernelArgs& args, Stream stream) = nullptr;
 };
 
-}  // namespace ctorch::ops
+}  // namespace ctorch::api::ops
 
-namespace ctorch::impl {
+namespace ctorch::inline api::impl {
 class DeviceRuntime;
 }
 
-namespace ctorch::ops {
+namespace ctorch::inline api::ops {
 
 /// Associates `table` with `runtime`: ops on that runtime's devices use it (backends call this).
 void register_kernels(const impl::DeviceRuntime* runtime, const KernelTable* table);
@@ -174,4 +174,4 @@ const KernelTable& kernels_for(Device device);
 /// The cpu backend's kernels.
 const KernelTable& cpu_kernels();
 
-}  // namespace ctorch::ops
+}  // namespace ctorch::api::ops

@@ -3,7 +3,7 @@
 #include "ops/elementwise.h"
 #include "runtime/current.h"
 
-namespace ctorch::ops {
+namespace ctorch::inline api::ops {
 
 Stream stream_for(Device device) {
   if (device.is_cpu()) return Stream::default_stream(Device(DeviceType::CPU, 0));
@@ -18,4 +18,4 @@ void observe_view(const char* name, const Tensor& self, const Tensor& view) {
   call.launched();
 }
 
-}  // namespace ctorch::ops
+}  // namespace ctorch::api::ops

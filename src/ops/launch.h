@@ -11,7 +11,7 @@
 #include "ops/kernel_table.h"
 #include "ops/op_observer.h"
 
-namespace ctorch::ops {
+namespace ctorch::inline api::ops {
 
 /// The stream ops on `device` are enqueued on: the calling thread's current stream there.
 Stream stream_for(Device device);
@@ -205,4 +205,4 @@ void run_on_host_observed(OpFamily family, const char* name, Operands&& operands
 /// Lets the observers see that `view` was made from `self` by `name` (no launch).
 void observe_view(const char* name, const Tensor& self, const Tensor& view);
 
-}  // namespace ctorch::ops
+}  // namespace ctorch::api::ops

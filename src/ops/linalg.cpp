@@ -20,7 +20,7 @@
 #include "ops/grad_hook.h"
 #include "ops/launch.h"
 
-namespace ctorch {
+namespace ctorch::inline api {
 namespace {
 
 // ---- checks (PyTorch 1.13 wording) -------------------------------------------------------------------
@@ -331,4 +331,4 @@ Tensor linear(const Tensor& input, const Tensor& weight, const Tensor& bias) {
   return out;
 }
 
-}  // namespace ctorch
+}  // namespace ctorch::api

@@ -4,7 +4,7 @@
 
 #include "ctorch/error.h"
 
-namespace ctorch::ops {
+namespace ctorch::inline api::ops {
 namespace {
 
 // Registered observers: slots written under g_mutex, read by calls without it (each slot atomic).
@@ -74,4 +74,4 @@ void notify_sync(SyncKind kind, const void* event, Stream stream) noexcept {
   }
 }
 
-}  // namespace ctorch::ops
+}  // namespace ctorch::api::ops

@@ -21,11 +21,11 @@
 
 #include "ctorch/stream.h"
 
-namespace ctorch {
+namespace ctorch::inline api {
 class Tensor;
-}
+}  // namespace ctorch::api
 
-namespace ctorch::ops {
+namespace ctorch::inline api::ops {
 
 /// The op families that pass through the boundary, one funnel each (launch.h).
 enum class OpFamily : uint8_t {
@@ -124,4 +124,4 @@ class ObservedCall {
 /// Tells the observers about a synchronization an op made (call only when observed()).
 void notify_sync(SyncKind kind, const void* event, Stream stream) noexcept;
 
-}  // namespace ctorch::ops
+}  // namespace ctorch::api::ops

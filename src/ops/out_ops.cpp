@@ -3,7 +3,7 @@
 #include "ops/elementwise.h"
 #include "ops/launch.h"
 
-namespace ctorch {
+namespace ctorch::inline api {
 namespace {
 
 // TensorIterator accepts a 0-dim cpu input beside operands on another device (inputs only).
@@ -55,4 +55,4 @@ Tensor& mul_out(Tensor& out, const Tensor& a, const Tensor& b) {
   return binary_out(kernels::BinaryOp::Mul, out, a, b, {});
 }
 
-}  // namespace ctorch
+}  // namespace ctorch::api

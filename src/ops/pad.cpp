@@ -6,7 +6,7 @@
 #include "ctorch/factories.h"
 #include "ctorch/ops.h"
 
-namespace ctorch::ops {
+namespace ctorch::inline api::ops {
 
 Tensor pad_dim(const Tensor& x, int64_t dim, int64_t before, int64_t after, double value) {
   if (before == 0 && after == 0) return x;
@@ -24,4 +24,4 @@ Tensor pad_dim(const Tensor& x, int64_t dim, int64_t before, int64_t after, doub
   return cat(parts, dim);
 }
 
-}  // namespace ctorch::ops
+}  // namespace ctorch::api::ops

@@ -24,7 +24,7 @@
 #include "ops/pad.h"
 #include "ops/pool.h"
 
-namespace ctorch {
+namespace ctorch::inline api {
 
 namespace {
 
@@ -181,4 +181,4 @@ Tensor max_pool2d(const Tensor& input, IntArrayRef kernel_size, IntArrayRef stri
   return std::get<0>(max_pool2d_checked(input, kernel_size, stride, padding, dilation, ceil_mode));
 }
 
-}  // namespace ctorch
+}  // namespace ctorch::api

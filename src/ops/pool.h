@@ -3,10 +3,10 @@
 
 #include "ctorch/tensor.h"
 
-namespace ctorch::ops {
+namespace ctorch::inline api::ops {
 
 /// The input's gradient of max_pool2d: `grad` added at `indices` (positions in each input plane).
 /// With grad mode on (create_graph) it is a scatter_add, differentiable.
 Tensor max_pool2d_backward(const Tensor& grad, IntArrayRef input_sizes, const Tensor& indices);
 
-}  // namespace ctorch::ops
+}  // namespace ctorch::api::ops

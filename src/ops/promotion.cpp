@@ -6,7 +6,7 @@
 
 #include "ctorch/ops.h"
 
-namespace ctorch {
+namespace ctorch::inline api {
 namespace {
 
 // PyTorch keeps three running results: dimensioned tensors, 0-dim tensors, wrapped numbers.
@@ -95,4 +95,4 @@ DimVector broadcast_shapes(IntArrayRef a, IntArrayRef b) {
   return out;
 }
 
-}  // namespace ctorch
+}  // namespace ctorch::api

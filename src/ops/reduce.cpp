@@ -15,7 +15,7 @@
 #include "ops/kernel_table.h"
 #include "ops/launch.h"
 
-namespace ctorch::ops {
+namespace ctorch::inline api::ops {
 namespace {
 
 // stride * itemsize with wrap-around: only an empty view (never read) can have strides whose byte
@@ -304,9 +304,9 @@ Tensor softmax_impl(const Tensor& self, int64_t dim, std::optional<ScalarType> d
 }
 
 }  // namespace
-}  // namespace ctorch::ops
+}  // namespace ctorch::api::ops
 
-namespace ctorch {
+namespace ctorch::inline api {
 
 using ops::all_dims;
 using ops::make_dim_mask;
@@ -499,4 +499,4 @@ Tensor isclose(const Tensor& self, const Tensor& other, double rtol, double atol
   return close.logical_or(actual.le(allowed).logical_and(actual.ne(std::numeric_limits<double>::infinity())));
 }
 
-}  // namespace ctorch
+}  // namespace ctorch::api

@@ -8,7 +8,7 @@
 #include "ctorch/tensor_impl.h"
 #include "tensor/allocation.h"
 
-namespace ctorch {
+namespace ctorch::inline api {
 
 Tensor& Tensor::resize_(IntArrayRef size) {
   CTORCH_CHECK(defined(), "resize_: the tensor is undefined");
@@ -35,4 +35,4 @@ Tensor& Tensor::resize_(IntArrayRef size) {
   return *this;
 }
 
-}  // namespace ctorch
+}  // namespace ctorch::api

@@ -6,7 +6,7 @@
 #include "ops/elementwise.h"
 #include "ops/grad_hook.h"
 
-namespace ctorch {
+namespace ctorch::inline api {
 namespace {
 
 // Legacy rule: 1-D empty tensors (size [0]) are ignored by cat whatever the other shapes are.
@@ -124,4 +124,4 @@ Tensor stack(const std::vector<Tensor>& tensors, int64_t dim) {
   return cat(inputs, wrapped);
 }
 
-}  // namespace ctorch
+}  // namespace ctorch::api

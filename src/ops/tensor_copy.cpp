@@ -14,7 +14,7 @@
 #include "ops/launch.h"
 #include "runtime/current.h"
 
-namespace ctorch {
+namespace ctorch::inline api {
 
 Scalar Tensor::item() const {
   CTORCH_CHECK(numel() == 1, "a Tensor with ", numel(), " elements cannot be converted to Scalar");
@@ -242,4 +242,4 @@ Tensor& Tensor::zero_() {
   }
   return fill_(0);
 }
-}  // namespace ctorch
+}  // namespace ctorch::api

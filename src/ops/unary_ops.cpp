@@ -7,7 +7,7 @@
 #include "kernels/dispatch.h"
 #include "ops/elementwise.h"
 
-namespace ctorch {
+namespace ctorch::inline api {
 
 using kernels::UnaryOp;
 using ops::unary_op;
@@ -126,4 +126,4 @@ Tensor& Tensor::clamp_(std::optional<Scalar> min, std::optional<Scalar> max) {
 Tensor Tensor::clamp_min(const Scalar& min) const { return clamp(min, std::nullopt); }
 Tensor Tensor::clamp_max(const Scalar& max) const { return clamp(std::nullopt, max); }
 
-}  // namespace ctorch
+}  // namespace ctorch::api

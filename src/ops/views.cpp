@@ -13,7 +13,7 @@
 #include "ops/launch.h"
 #include "tensor/allocation.h"
 
-namespace ctorch {
+namespace ctorch::inline api {
 namespace {
 
 // A new impl over self's storage with the given geometry (no bounds checks: callers derive
@@ -446,4 +446,4 @@ std::vector<Tensor> Tensor::unbind(int64_t dim) const {
   return out;
 }
 
-}  // namespace ctorch
+}  // namespace ctorch::api

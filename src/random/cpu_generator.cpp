@@ -17,7 +17,7 @@
 #include "ctorch/random.h"
 #include "random/cuda_generator.h"
 
-namespace ctorch::impl {
+namespace ctorch::inline api::impl {
 namespace {
 
 static_assert(std::endian::native == std::endian::little,
@@ -166,9 +166,9 @@ CPUGeneratorImpl& cpu_generator_or_default(const std::optional<Generator>& gen) 
   return static_cast<CPUGeneratorImpl&>(*gen->impl());
 }
 
-}  // namespace ctorch::impl
+}  // namespace ctorch::api::impl
 
-namespace ctorch {
+namespace ctorch::inline api {
 
 Generator::Generator(Device device) {
   if (device.is_cuda()) {
@@ -213,4 +213,4 @@ uint64_t seed() {
 
 uint64_t initial_seed() { return default_generator().initial_seed(); }
 
-}  // namespace ctorch
+}  // namespace ctorch::api

@@ -19,7 +19,7 @@
 #include "ctorch/generator.h"
 #include "random/mt19937.h"
 
-namespace ctorch::impl {
+namespace ctorch::inline api::impl {
 
 /// One device's random generator. Subclasses: CPUGeneratorImpl (mt19937); a CUDA Philox one later.
 class GeneratorImpl {
@@ -104,4 +104,4 @@ CPUGeneratorImpl& default_cpu_generator_impl();
 /// Throws ctorch::Error when `gen` serves another device.
 CPUGeneratorImpl& cpu_generator_or_default(const std::optional<Generator>& gen);
 
-}  // namespace ctorch::impl
+}  // namespace ctorch::api::impl

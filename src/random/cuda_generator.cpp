@@ -14,7 +14,7 @@
 #include "ctorch/factories.h"
 #include "runtime/current.h"
 
-namespace ctorch::impl {
+namespace ctorch::inline api::impl {
 namespace {
 
 static_assert(std::endian::native == std::endian::little,
@@ -247,7 +247,7 @@ void queue_cuda_manual_seed_all(uint64_t seed) {
   lazy_call(DeviceType::CUDA, "manual_seed_all", run_manual_seed_all, encode_seed(seed));
 }
 
-}  // namespace ctorch::impl
+}  // namespace ctorch::api::impl
 
 namespace ctorch::cuda {
 

@@ -17,7 +17,7 @@
 #include "kernels/random_op.h"
 #include "random/cpu_generator.h"
 
-namespace ctorch::impl {
+namespace ctorch::inline api::impl {
 
 /// A seed and offset (the state bytes' content).
 struct PhiloxState {
@@ -98,4 +98,4 @@ CUDAGeneratorImpl& cuda_generator_or_default(const std::optional<Generator>& gen
 /// is); only the latest queued call is kept.
 void queue_cuda_manual_seed_all(uint64_t seed);
 
-}  // namespace ctorch::impl
+}  // namespace ctorch::api::impl

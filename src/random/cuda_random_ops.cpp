@@ -21,7 +21,7 @@
 #include "random/distributions.h"
 #include "runtime/current.h"
 
-namespace ctorch::impl {
+namespace ctorch::inline api::impl {
 namespace {
 
 using kernels::RandomArgs;
@@ -150,4 +150,4 @@ Tensor cuda_bernoulli(const Tensor& p, const std::optional<Generator>& gen) {
   return out;
 }
 
-}  // namespace ctorch::impl
+}  // namespace ctorch::api::impl

@@ -8,7 +8,7 @@
 #include "ctorch/generator.h"
 #include "ctorch/tensor.h"
 
-namespace ctorch::impl {
+namespace ctorch::inline api::impl {
 
 /// self.uniform_(from, to) for a CUDA tensor.
 void cuda_uniform_(Tensor& self, double from, double to, const std::optional<Generator>& gen);
@@ -21,4 +21,4 @@ void cuda_bernoulli_(Tensor& self, double p, const std::optional<Generator>& gen
 /// torch.bernoulli(p) for a CUDA tensor of probabilities.
 Tensor cuda_bernoulli(const Tensor& p, const std::optional<Generator>& gen);
 
-}  // namespace ctorch::impl
+}  // namespace ctorch::api::impl

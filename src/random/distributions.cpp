@@ -22,7 +22,7 @@
 #include "kernels/dispatch.h"
 #include "kernels/random_math.h"
 
-namespace ctorch::impl {
+namespace ctorch::inline api::impl {
 namespace {
 
 // ---- dtype helpers ------------------------------------------------------------------------------
@@ -556,4 +556,4 @@ void randperm_fill(CPUGeneratorImpl& gen, ScalarType dtype, void* out, int64_t n
   });
 }
 
-}  // namespace ctorch::impl
+}  // namespace ctorch::api::impl

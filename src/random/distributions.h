@@ -15,7 +15,7 @@
 #include "ctorch/dtype.h"
 #include "random/cpu_generator.h"
 
-namespace ctorch::impl {
+namespace ctorch::inline api::impl {
 
 // ---- argument checks (no drawing) ---------------------------------------------------------------
 
@@ -71,4 +71,4 @@ void bernoulli_tensor_fill(CPUGeneratorImpl& gen, ScalarType dtype, void* out, i
 /// randperm(n): identity, then for i < n-1 swap i with i + random() % (n - i).
 void randperm_fill(CPUGeneratorImpl& gen, ScalarType dtype, void* out, int64_t n);
 
-}  // namespace ctorch::impl
+}  // namespace ctorch::api::impl

@@ -10,7 +10,7 @@
 #include <array>
 #include <cstdint>
 
-namespace ctorch::impl {
+namespace ctorch::inline api::impl {
 
 /// Number of 32-bit words in the state (N).
 inline constexpr int kMt19937StateSize = 624;
@@ -92,4 +92,4 @@ class Mt19937 {
   Mt19937Data data_;
 };
 
-}  // namespace ctorch::impl
+}  // namespace ctorch::api::impl

@@ -23,7 +23,7 @@
 #include "random/distributions.h"
 #include "ops/grad_hook.h"
 
-namespace ctorch {
+namespace ctorch::inline api {
 namespace {
 
 // The cpu generator a sampling call on the cpu tensor `self` uses.
@@ -298,4 +298,4 @@ Tensor get_rng_state() { return default_generator().get_state(); }
 
 void set_rng_state(const Tensor& state) { default_generator().set_state(state); }
 
-}  // namespace ctorch
+}  // namespace ctorch::api

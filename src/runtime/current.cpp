@@ -9,7 +9,7 @@
 
 #include "ctorch/error.h"
 
-namespace ctorch::impl {
+namespace ctorch::inline api::impl {
 namespace {
 
 struct QueuedCall {
@@ -208,4 +208,4 @@ StreamGuard::StreamGuard(Stream s) : device_guard_(s.device()), previous_(curren
 
 StreamGuard::~StreamGuard() { set_current_stream(previous_); }
 
-}  // namespace ctorch::impl
+}  // namespace ctorch::api::impl

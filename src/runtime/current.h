@@ -11,7 +11,7 @@
 #include "ctorch/stream.h"
 #include "runtime/device_runtime.h"
 
-namespace ctorch::impl {
+namespace ctorch::inline api::impl {
 
 /// Largest device index ctorch tracks per type (c10's C10_COMPILE_TIME_MAX_GPUS).
 inline constexpr int kMaxDevices = 64;
@@ -84,4 +84,4 @@ class StreamGuard {
   Stream previous_;
 };
 
-}  // namespace ctorch::impl
+}  // namespace ctorch::api::impl

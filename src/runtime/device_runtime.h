@@ -15,7 +15,7 @@
 #include "ctorch/device.h"
 #include "ctorch/stream.h"
 
-namespace ctorch::impl {
+namespace ctorch::inline api::impl {
 
 /// Opaque event handle owned by a runtime.
 using EventHandle = void*;
@@ -354,4 +354,4 @@ std::string runtime_selection_error(DeviceType type);
 /// The runtime for `type`; throws DeviceError naming the reason when there is none.
 DeviceRuntime& require_runtime(DeviceType type);
 
-}  // namespace ctorch::impl
+}  // namespace ctorch::api::impl

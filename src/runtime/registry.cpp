@@ -9,7 +9,7 @@
 #include "ctorch/error.h"
 #include "runtime/device_runtime.h"
 
-namespace ctorch::impl {
+namespace ctorch::inline api::impl {
 namespace {
 
 std::array<std::atomic<DeviceRuntime*>, kNumDeviceTypes>& registry() {
@@ -91,4 +91,4 @@ DeviceRuntime& require_runtime(DeviceType type) {
   return *r;
 }
 
-}  // namespace ctorch::impl
+}  // namespace ctorch::api::impl

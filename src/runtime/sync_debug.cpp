@@ -3,7 +3,7 @@
 #include "ctorch/error.h"
 #include "ctorch/warning.h"
 
-namespace ctorch::impl {
+namespace ctorch::inline api::impl {
 namespace detail {
 
 std::atomic<int> g_sync_debug_mode{0};
@@ -20,4 +20,4 @@ void set_sync_debug_mode(SyncDebugMode mode) noexcept {
   detail::g_sync_debug_mode.store(static_cast<int>(mode), std::memory_order_relaxed);
 }
 
-}  // namespace ctorch::impl
+}  // namespace ctorch::api::impl

@@ -4,7 +4,7 @@
 
 #include <atomic>
 
-namespace ctorch::impl {
+namespace ctorch::inline api::impl {
 
 /// 0: disabled, 1: warn, 2: error (torch.cuda.set_sync_debug_mode values).
 enum class SyncDebugMode : int { Disabled = 0, Warn = 1, Error = 2 };
@@ -27,4 +27,4 @@ inline void warn_or_error_on_sync() {
   if (__builtin_expect(detail::g_sync_debug_mode.load(std::memory_order_relaxed) != 0, 0)) detail::report_sync();
 }
 
-}  // namespace ctorch::impl
+}  // namespace ctorch::api::impl

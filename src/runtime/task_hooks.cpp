@@ -9,7 +9,7 @@
 
 #include "ctorch/error.h"
 
-namespace ctorch::impl {
+namespace ctorch::inline api::impl {
 namespace {
 
 constexpr int kMaxObservers = 4;
@@ -119,4 +119,4 @@ bool tasks_timed_by_events(const DeviceRuntime* runtime) noexcept {
   return false;
 }
 
-}  // namespace ctorch::impl
+}  // namespace ctorch::api::impl

@@ -19,11 +19,11 @@
 
 #include "ctorch/stream.h"
 
-namespace ctorch::impl {
+namespace ctorch::inline api::impl {
 class DeviceRuntime;
 }
 
-namespace ctorch::impl {
+namespace ctorch::inline api::impl {
 
 /// What a stream task does.
 enum class TaskKind : uint8_t { Kernel, Copy, Memset, RecordEvent, WaitEvent, Synchronize };
@@ -93,4 +93,4 @@ void set_tasks_timed_by_events(const DeviceRuntime* runtime, bool on) noexcept;
 /// True when `runtime` is marked by set_tasks_timed_by_events.
 bool tasks_timed_by_events(const DeviceRuntime* runtime) noexcept;
 
-}  // namespace ctorch::impl
+}  // namespace ctorch::api::impl

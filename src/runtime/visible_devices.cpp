@@ -4,7 +4,7 @@
 #include <cctype>
 #include <set>
 
-namespace ctorch::impl {
+namespace ctorch::inline api::impl {
 namespace {
 
 std::string strip(const std::string& s) {
@@ -95,4 +95,4 @@ std::vector<int> visible_ordinals(const VisibleDevices& v, int physical_count, c
   return out;
 }
 
-}  // namespace ctorch::impl
+}  // namespace ctorch::api::impl

@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-namespace ctorch::impl {
+namespace ctorch::inline api::impl {
 
 /// The parsed variable: ordinals, or "GPU-"/"MIG-" UUID prefixes.
 struct VisibleDevices {
@@ -23,4 +23,4 @@ VisibleDevices parse_visible_devices(const char* value);
 std::vector<int> visible_ordinals(const VisibleDevices& v, int physical_count,
                                   const std::vector<std::string>& uuids);
 
-}  // namespace ctorch::impl
+}  // namespace ctorch::api::impl

@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-namespace ctorch::sanitizer {
+namespace ctorch::inline api::sanitizer {
 namespace {
 
 bool overlaps(const Access& a, size_t begin, size_t end) { return a.begin < end && begin < a.end; }
@@ -105,4 +105,4 @@ void AccessTracker::commit(uintptr_t base, const Access& access) {
   }
 }
 
-}  // namespace ctorch::sanitizer
+}  // namespace ctorch::api::sanitizer

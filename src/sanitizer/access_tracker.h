@@ -29,7 +29,7 @@
 #include "memory/frames.h"
 #include "sanitizer/sync_state.h"
 
-namespace ctorch::sanitizer {
+namespace ctorch::inline api::sanitizer {
 
 /// One access of one kernel to one allocation.
 struct Access {
@@ -87,4 +87,4 @@ class AccessTracker {
   std::deque<Access> freed_;  // absolute ranges
 };
 
-}  // namespace ctorch::sanitizer
+}  // namespace ctorch::api::sanitizer

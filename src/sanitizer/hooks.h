@@ -22,11 +22,11 @@
 #include "ctorch/stream.h"
 #include "ops/op_observer.h"
 
-namespace ctorch {
+namespace ctorch::inline api {
 class Tensor;
-}
+}  // namespace ctorch::api
 
-namespace ctorch::sanitizer {
+namespace ctorch::inline api::sanitizer {
 
 /// True while the sanitizer is on (one relaxed load).
 inline std::atomic<bool> g_active{false};
@@ -75,4 +75,4 @@ void graph_replayed(uint64_t token, Stream stream);
 /// See graph_captured.
 void graph_destroyed(uint64_t token) noexcept;
 
-}  // namespace ctorch::sanitizer
+}  // namespace ctorch::api::sanitizer

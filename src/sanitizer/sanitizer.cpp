@@ -16,7 +16,7 @@
 #include "sanitizer/access_tracker.h"
 #include "sanitizer/hooks.h"
 
-namespace ctorch::sanitizer {
+namespace ctorch::inline api::sanitizer {
 namespace {
 
 // Errors rethrown from other threads keep these types (core/error_rethrow.h); a race report keeps its
@@ -365,7 +365,7 @@ void set_active(bool on) {
   g_active.store(on, std::memory_order_relaxed);
 }
 
-}  // namespace ctorch::sanitizer
+}  // namespace ctorch::api::sanitizer
 
 namespace ctorch::cuda {
 

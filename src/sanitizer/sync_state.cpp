@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-namespace ctorch::sanitizer {
+namespace ctorch::inline api::sanitizer {
 
 void SyncState::merge(Clock& into, const Clock& from) {
   for (const auto& [s, seq] : from) {
@@ -65,4 +65,4 @@ SeqNum SyncState::host_knows(Stream s) const {
   return it == host_.end() ? 0 : it->second;
 }
 
-}  // namespace ctorch::sanitizer
+}  // namespace ctorch::api::sanitizer

@@ -14,7 +14,7 @@
 
 #include "ctorch/stream.h"
 
-namespace ctorch::sanitizer {
+namespace ctorch::inline api::sanitizer {
 
 /// The global order of kernel launches (1, 2, ...); 0 is "nothing".
 using SeqNum = uint64_t;
@@ -57,4 +57,4 @@ class SyncState {
   std::unordered_map<const void*, Clock> events_;
 };
 
-}  // namespace ctorch::sanitizer
+}  // namespace ctorch::api::sanitizer

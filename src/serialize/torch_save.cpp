@@ -148,7 +148,7 @@ Value load_from_bytes(std::string_view bytes, const MapLocation& map_location) {
 
 }  // namespace ctorch::serialization
 
-namespace ctorch {
+namespace ctorch::inline api {
 
 void save(const serialization::Value& obj, const std::string& path) {
   namespace fs = std::filesystem;
@@ -186,4 +186,4 @@ serialization::Value load(const std::string& path, const serialization::MapLocat
   return serialization::load_from_bytes(ss.view(), map_location);
 }
 
-}  // namespace ctorch
+}  // namespace ctorch::api

@@ -7,7 +7,7 @@
 #include "runtime/current.h"
 #include "runtime/device_runtime.h"
 
-namespace ctorch {
+namespace ctorch::inline api {
 
 size_t storage_nbytes(IntArrayRef sizes, size_t itemsize) {
   int64_t bytes = static_cast<int64_t>(itemsize);
@@ -60,4 +60,4 @@ Storage allocate_storage(size_t nbytes, const TensorOptions& options) {
   return Storage::make(std::move(data), nbytes, nullptr);
 }
 
-}  // namespace ctorch
+}  // namespace ctorch::api

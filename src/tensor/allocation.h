@@ -5,7 +5,7 @@
 #include "ctorch/storage.h"
 #include "ctorch/tensor_options.h"
 
-namespace ctorch {
+namespace ctorch::inline api {
 
 class Tensor;
 
@@ -26,4 +26,4 @@ inline void set_requires_grad(Tensor& t, const TensorOptions& options) {
   if (options.requires_grad()) require_grad_checked(t);
 }
 
-}  // namespace ctorch
+}  // namespace ctorch::api

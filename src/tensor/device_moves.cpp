@@ -3,7 +3,7 @@
 #include "ctorch/tensor.h"
 #include "runtime/current.h"
 
-namespace ctorch {
+namespace ctorch::inline api {
 
 Tensor Tensor::cuda(std::optional<Device> device, bool non_blocking) const {
   const Device target = device.value_or(Device(DeviceType::CUDA));
@@ -25,4 +25,4 @@ Tensor Tensor::pin_memory() const {
   return out;
 }
 
-}  // namespace ctorch
+}  // namespace ctorch::api

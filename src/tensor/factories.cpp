@@ -4,7 +4,7 @@
 
 #include "tensor/allocation.h"
 
-namespace ctorch {
+namespace ctorch::inline api {
 
 namespace {
 
@@ -118,4 +118,4 @@ Tensor from_blob(void* data, IntArrayRef sizes, TensorOptions options, std::func
   return from_blob(data, sizes, strides, options, std::move(deleter));
 }
 
-}  // namespace ctorch
+}  // namespace ctorch::api

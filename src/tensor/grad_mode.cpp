@@ -1,7 +1,7 @@
 // The calling thread's grad mode.
 #include "ctorch/grad_mode.h"
 
-namespace ctorch {
+namespace ctorch::inline api {
 
 namespace {
 thread_local bool t_grad_enabled = true;
@@ -11,4 +11,4 @@ bool GradMode::is_enabled() noexcept { return t_grad_enabled; }
 
 void GradMode::set_enabled(bool enabled) noexcept { t_grad_enabled = enabled; }
 
-}  // namespace ctorch
+}  // namespace ctorch::api

@@ -14,7 +14,7 @@
 #include "ctorch/factories.h"
 #include "ctorch/ops.h"
 
-namespace ctorch {
+namespace ctorch::inline api {
 namespace {
 
 using Kind = TensorIndex::Kind;
@@ -265,4 +265,4 @@ Tensor& Tensor::index_put_(ArrayRef<TensorIndex> indices, const Scalar& value) {
   return index_put_(indices, full({}, value, TensorOptions().dtype(dtype())));
 }
 
-}  // namespace ctorch
+}  // namespace ctorch::api

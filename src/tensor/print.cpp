@@ -14,7 +14,7 @@
 #include "ctorch/tensor.h"
 #include "tensor/print_format.h"
 
-namespace ctorch {
+namespace ctorch::inline api {
 
 namespace {
 
@@ -279,4 +279,4 @@ std::ostream& operator<<(std::ostream& os, const Tensor& t) {
   return os << (get_tensor_print_style() == TensorPrintStyle::Libtorch ? t.cpp_repr() : t.repr());
 }
 
-}  // namespace ctorch
+}  // namespace ctorch::api

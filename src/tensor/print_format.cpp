@@ -9,7 +9,7 @@
 #include <optional>
 #include <vector>
 
-namespace ctorch::print_detail {
+namespace ctorch::inline api::print_detail {
 
 namespace {
 
@@ -351,4 +351,4 @@ std::string python_repr(const Tensor& original, const Tensor& host, const PrintO
   return add_suffixes(prefix + body, suffixes, indent, options.linewidth);
 }
 
-}  // namespace ctorch::print_detail
+}  // namespace ctorch::api::print_detail

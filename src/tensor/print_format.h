@@ -7,7 +7,7 @@
 #include "ctorch/print_options.h"
 #include "ctorch/tensor.h"
 
-namespace ctorch::print_detail {
+namespace ctorch::inline api::print_detail {
 
 /// Reads elements of a cpu tensor of any dtype, addressed by offset (in elements) from data_ptr().
 class ElementReader {
@@ -45,4 +45,4 @@ void set_grad_fn_name_provider(GradFnNameProvider provider);
 /// The installed grad_fn name lookup, or nullptr.
 GradFnNameProvider grad_fn_name_provider();
 
-}  // namespace ctorch::print_detail
+}  // namespace ctorch::api::print_detail

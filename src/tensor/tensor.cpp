@@ -6,7 +6,7 @@
 #include "ctorch/factories.h"
 #include "memory/device_allocator.h"
 
-namespace ctorch {
+namespace ctorch::inline api {
 
 namespace {
 // maybe_wrap_dim without wrap_scalar: a 0-dim tensor has no dim to ask about.
@@ -77,4 +77,4 @@ Tensor Tensor::new_tensor(const Tensor& data, TensorOptions options) const {
   return out;
 }
 
-}  // namespace ctorch
+}  // namespace ctorch::api

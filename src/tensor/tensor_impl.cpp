@@ -4,7 +4,7 @@
 
 #include "ctorch/error.h"
 
-namespace ctorch {
+namespace ctorch::inline api {
 
 DimVector contiguous_strides(IntArrayRef sizes) {
   DimVector strides(sizes.size());
@@ -98,4 +98,4 @@ std::ostream& operator<<(std::ostream& os, IntArrayRef a) {
   return os << "]";
 }
 
-}  // namespace ctorch
+}  // namespace ctorch::api

@@ -9,7 +9,7 @@
 #include "runtime/device_runtime.h"
 #include "trace/tracer.h"
 
-namespace ctorch::tracing {
+namespace ctorch::inline api::tracing {
 namespace {
 
 struct Pair {
@@ -126,4 +126,4 @@ void resolve_event_timed_tasks() noexcept {
 
 void open_event_timed_tasks() noexcept { destroy_all(take(true)); }
 
-}  // namespace ctorch::tracing
+}  // namespace ctorch::api::tracing

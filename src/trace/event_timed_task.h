@@ -22,11 +22,11 @@
 #include "ctorch/stream.h"
 #include "runtime/task_hooks.h"
 
-namespace ctorch::impl {
+namespace ctorch::inline api::impl {
 class DeviceRuntime;
 }
 
-namespace ctorch::tracing {
+namespace ctorch::inline api::tracing {
 
 /// Brackets one task queued on `stream` with timing events while the tracer records (RAII: the
 /// task is queued during the object's lifetime). Never throws; a failure drops the record.
@@ -55,4 +55,4 @@ void open_event_timed_tasks() noexcept;
 /// pairs and anchors; called by the tracer's stop() while it still records.
 void resolve_event_timed_tasks() noexcept;
 
-}  // namespace ctorch::tracing
+}  // namespace ctorch::api::tracing

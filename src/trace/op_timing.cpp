@@ -7,7 +7,7 @@
 #include "trace/event_timed_task.h"
 #include "trace/tracer.h"
 
-namespace ctorch::tracing {
+namespace ctorch::inline api::tracing {
 namespace {
 
 // Names follow the emulated launchers: the op's name for unary and binary ops, else the family.
@@ -74,4 +74,4 @@ void stop_op_timing() noexcept {
   ops::remove_op_observer(&op_timer());
 }
 
-}  // namespace ctorch::tracing
+}  // namespace ctorch::api::tracing

@@ -6,11 +6,11 @@
 // through observe_task instead.
 #pragma once
 
-namespace ctorch::tracing {
+namespace ctorch::inline api::tracing {
 
 /// Starts observing (the tracer's start()).
 void start_op_timing();
 /// Stops observing (the tracer's stop()).
 void stop_op_timing() noexcept;
 
-}  // namespace ctorch::tracing
+}  // namespace ctorch::api::tracing

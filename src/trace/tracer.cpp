@@ -28,7 +28,7 @@
 #include "runtime/task_hooks.h"
 #include "trace/op_timing.h"
 
-namespace ctorch::tracing {
+namespace ctorch::inline api::tracing {
 namespace {
 
 struct Record {
@@ -300,7 +300,7 @@ void nvtx_mark(const std::string& message) {
   if (t.on()) t.host('i', message, "nvtx", t.now_us(), 0);
 }
 
-}  // namespace ctorch::tracing
+}  // namespace ctorch::api::tracing
 
 namespace ctorch::cuda::trace {
 

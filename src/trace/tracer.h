@@ -9,7 +9,7 @@
 #include "ctorch/stream.h"
 #include "runtime/task_hooks.h"
 
-namespace ctorch::tracing {
+namespace ctorch::inline api::tracing {
 
 /// True while ctorch::cuda::trace is recording.
 bool tracing() noexcept;
@@ -44,4 +44,4 @@ void nvtx_end(uint64_t id);
 /// nvtx mark: an instant ("i").
 void nvtx_mark(const std::string& message);
 
-}  // namespace ctorch::tracing
+}  // namespace ctorch::api::tracing

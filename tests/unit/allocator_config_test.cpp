@@ -6,7 +6,7 @@
 #include "ctorch/error.h"
 #include "memory/allocator_config.h"
 
-namespace ctorch::memory {
+namespace ctorch::inline api::memory {
 namespace {
 
 constexpr size_t kMiB = 1024 * 1024;
@@ -107,4 +107,4 @@ TEST(AllocatorConfig, FormatSize) {
 }
 
 }  // namespace
-}  // namespace ctorch::memory
+}  // namespace ctorch::api::memory

@@ -4,7 +4,7 @@
 
 #include "backends/emulated/activity.h"
 
-namespace ctorch::backends::emulated {
+namespace ctorch::inline api::backends::emulated {
 namespace {
 
 constexpr int64_t kMs = 1'000'000;
@@ -68,4 +68,4 @@ TEST(DeviceActivity, KindsSelectTheMeters) {
 }
 
 }  // namespace
-}  // namespace ctorch::backends::emulated
+}  // namespace ctorch::api::backends::emulated

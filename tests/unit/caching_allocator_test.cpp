@@ -15,7 +15,7 @@
 #include "memory/caching_allocator.h"
 #include "mock_raw_backend.h"
 
-namespace ctorch::memory {
+namespace ctorch::inline api::memory {
 namespace {
 
 using namespace test_support;  // NOLINT: MockBackend and helpers
@@ -438,9 +438,9 @@ TEST(CachingAllocatorPolicy, ConcurrentChurnLeavesNothingBehind) {
 }
 
 }  // namespace
-}  // namespace ctorch::memory
+}  // namespace ctorch::api::memory
 
-namespace ctorch::memory {
+namespace ctorch::inline api::memory {
 namespace {
 
 // raw_alloc blocks are found by address directly; blocks from malloc by a scan of the
@@ -467,4 +467,4 @@ TEST(CachingAllocatorPolicy, FreePtrFindsRawAndMallocBlocks) {
 }
 
 }  // namespace
-}  // namespace ctorch::memory
+}  // namespace ctorch::api::memory

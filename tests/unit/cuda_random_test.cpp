@@ -20,7 +20,7 @@
 #include "random/cuda_generator.h"
 #include "test_util.h"
 
-namespace ctorch::impl {
+namespace ctorch::inline api::impl {
 namespace {
 
 using kernels::ElementwisePlan;
@@ -483,4 +483,4 @@ TEST(CudaRandomCpuKernel, BernoulliTensorUsesFourElementsPerThread) {
 }
 
 }  // namespace
-}  // namespace ctorch::impl
+}  // namespace ctorch::api::impl

@@ -16,7 +16,7 @@
 #include "memory/device_allocator.h"
 #include "mock_raw_backend.h"
 
-namespace ctorch::memory {
+namespace ctorch::inline api::memory {
 namespace {
 
 using backends::emulated::EmulatedRuntime;
@@ -131,4 +131,4 @@ TEST(EmulatedVirtualMemory, ExpandableSegmentsOnAnEmulatedDevice) {
 }
 
 }  // namespace
-}  // namespace ctorch::memory
+}  // namespace ctorch::api::memory

@@ -10,7 +10,7 @@
 #include "memory/expandable_segment.h"
 #include "mock_raw_backend.h"
 
-namespace ctorch::memory {
+namespace ctorch::inline api::memory {
 namespace {
 
 using namespace test_support;  // NOLINT: MockBackend and helpers
@@ -242,4 +242,4 @@ TEST(ExpandableSegments, StatisticsEqualSnapshotSumsThroughARandomWorkload) {
 }
 
 }  // namespace
-}  // namespace ctorch::memory
+}  // namespace ctorch::api::memory

@@ -7,7 +7,7 @@
 #include "memory/caching_allocator.h"
 #include "mock_raw_backend.h"
 
-namespace ctorch::memory {
+namespace ctorch::inline api::memory {
 namespace {
 
 using namespace test_support;  // NOLINT: MockBackend and helpers
@@ -112,4 +112,4 @@ TEST(CachingAllocatorGraphPools, NoEventWorkDuringCapture) {
 }
 
 }  // namespace
-}  // namespace ctorch::memory
+}  // namespace ctorch::api::memory

@@ -9,7 +9,7 @@
 #include "ctorch/error.h"
 #include "memory/host_allocator.h"
 
-namespace ctorch::memory {
+namespace ctorch::inline api::memory {
 namespace {
 
 class MockHostBackend final : public HostBackend {
@@ -166,4 +166,4 @@ TEST(CachingHostAllocator, BackendFailureChangesNothing) {
 }
 
 }  // namespace
-}  // namespace ctorch::memory
+}  // namespace ctorch::api::memory

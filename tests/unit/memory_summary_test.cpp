@@ -9,7 +9,7 @@
 #include "memory/allocator_stats.h"
 #include "memory/memory_summary.h"
 
-namespace ctorch::memory {
+namespace ctorch::inline api::memory {
 namespace {
 
 // Every key memory_stats() has, all zero.
@@ -196,4 +196,4 @@ TEST(MemorySummary, MissingKeyIsAnError) {
 }
 
 }  // namespace
-}  // namespace ctorch::memory
+}  // namespace ctorch::api::memory

@@ -14,7 +14,7 @@
 #include "ctorch/error.h"
 #include "memory/caching_allocator.h"
 
-namespace ctorch::memory::test_support {
+namespace ctorch::inline api::memory::test_support {
 
 constexpr size_t kKiB = 1024;
 constexpr size_t kMiB = 1024 * 1024;
@@ -265,4 +265,4 @@ WorkloadResult run_random_workload(CachingAllocator& a, MockBackend& raw, unsign
   return r;
 }
 
-}  // namespace ctorch::memory::test_support
+}  // namespace ctorch::api::memory::test_support

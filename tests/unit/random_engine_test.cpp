@@ -23,7 +23,7 @@
 #include "random/distributions.h"
 #include "random/mt19937.h"
 
-namespace ctorch::impl {
+namespace ctorch::inline api::impl {
 namespace {
 
 using Doubles = std::vector<double>;
@@ -515,4 +515,4 @@ TEST(Philox, StreamFollowsCounterSubsequenceAndOffset) {
 }
 
 }  // namespace
-}  // namespace ctorch::impl
+}  // namespace ctorch::api::impl

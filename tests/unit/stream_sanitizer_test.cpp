@@ -8,7 +8,7 @@
 #include "sanitizer/access_tracker.h"
 #include "sanitizer/sync_state.h"
 
-namespace ctorch::sanitizer {
+namespace ctorch::inline api::sanitizer {
 namespace {
 
 Stream stream_id(int i, DeviceIndex device = 0) { return Stream(Device(DeviceType::CUDA, device), 1000 + i); }
@@ -358,4 +358,4 @@ TEST_F(FreedBlock, MemoryElsewhereIsUnaffected) {
 }
 
 }  // namespace
-}  // namespace ctorch::sanitizer
+}  // namespace ctorch::api::sanitizer

@@ -13,8 +13,10 @@
 
 #include "ctorch/ctorch.h"
 
+// c10 nominates ctorch's top-level API (the inline namespace ctorch::api), not ctorch's frontend
+// namespaces: `using namespace torch;` then finds one `nn`, `optim`, `data` and `autograd`, libtorch's.
 namespace c10 {
-using namespace ::ctorch;  // NOLINT(google-build-using-namespace): c10 is an alias of ctorch by design
+using namespace ::ctorch::api;  // NOLINT(google-build-using-namespace): c10 is an alias of ctorch by design
 
 /// c10::irange(end) / irange(begin, end): the integers of [begin, end) for range-for loops.
 template <class I>
@@ -68,7 +70,7 @@ std::string str(const Args&... args) {
 }
 }  // namespace c10
 
-namespace ctorch::libtorch_detail {
+namespace ctorch::inline api::libtorch_detail {
 /// TORCH_CHECK's message: the caller's, or c10's text for a bare condition.
 inline std::string check_message(const char* condition) {
   return std::string("Expected ") + condition +
@@ -79,7 +81,7 @@ template <class... Args>
 std::string check_message(const char*, const Args&... args) {
   return ::ctorch::detail::str_cat(args...);
 }
-}  // namespace ctorch::libtorch_detail
+}  // namespace ctorch::api::libtorch_detail
 
 /// c10's TORCH_CHECK(cond, message...): throws c10::Error (ctorch::Error) when cond is false.
 #define TORCH_CHECK(cond, ...) \
@@ -153,6 +155,7 @@ template <class T>
 Tensor tensor(const std::vector<T>& values, TensorOptions options = {}) {
   return ::ctorch::tensor(values, options.has_dtype() ? options : options.dtype(detail::frontend_dtype<T>()));
 }
+namespace fft = ::ctorch::fft;
 namespace indexing {
 using ::ctorch::Ellipsis;
 using ::ctorch::INDEX_MAX;
@@ -163,8 +166,8 @@ using ::ctorch::TensorIndex;
 }  // namespace indexing
 }  // namespace torch
 
-namespace ctorch::detail {
+namespace ctorch::inline api::detail {
 /// Set at static initialization by every program that includes <ctorch/torch.h>: `<<` prints
 /// tensors in libtorch's format program-wide (see set_tensor_print_style).
 inline const bool libtorch_print_style_selected = (set_tensor_print_style(TensorPrintStyle::Libtorch), true);
-}  // namespace ctorch::detail
+}  // namespace ctorch::api::detail

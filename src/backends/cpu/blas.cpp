@@ -28,7 +28,7 @@
 #include "kernels/dispatch.h"
 #include "kernels/gemm_math.h"
 
-namespace ctorch::backends::cpu {
+namespace ctorch::inline api::backends::cpu {
 namespace {
 
 /// Output tile of the blocked loop: kMc rows by kNc columns, reduced kKc at a time.
@@ -325,4 +325,4 @@ void gemm(ScalarType dtype, const kernels::GemmGeometry& g, const Scalar& alpha,
   });
 }
 
-}  // namespace ctorch::backends::cpu
+}  // namespace ctorch::api::backends::cpu

@@ -13,7 +13,7 @@
 #include "ctorch/error.h"
 #include "ops/fft_plan_cache.h"
 
-namespace ctorch::backends::cpu {
+namespace ctorch::inline api::backends::cpu {
 namespace {
 
 std::mutex& planner_mutex() {
@@ -123,4 +123,4 @@ void fft(const kernels::FftPlan& plan, const void* in, void* out) {
   execute_fftw_plan(p.get(), plan, in, out);
 }
 
-}  // namespace ctorch::backends::cpu
+}  // namespace ctorch::api::backends::cpu

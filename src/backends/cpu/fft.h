@@ -6,7 +6,7 @@
 
 #include "kernels/fft_plan.h"
 
-namespace ctorch::backends::cpu {
+namespace ctorch::inline api::backends::cpu {
 
 /// An FFTW plan (FFTW_ESTIMATE, unaligned, out of place) for `plan`'s geometry, planned against the
 /// host arrays `in` and `out` (not touched); destroyed under FFTW's planner lock. Throws when FFTW
@@ -17,4 +17,4 @@ void execute_fftw_plan(const void* fftw_plan, const kernels::FftPlan& plan, cons
 /// KernelTable::fft on the cpu: a plan from the cpu's plan cache, run on the calling thread.
 void fft(const kernels::FftPlan& plan, const void* in, void* out);
 
-}  // namespace ctorch::backends::cpu
+}  // namespace ctorch::api::backends::cpu

@@ -36,7 +36,7 @@
 
 extern char** environ;
 
-namespace ctorch::backends::cpu {
+namespace ctorch::inline api::backends::cpu {
 
 namespace {
 
@@ -330,4 +330,4 @@ void host_jit_forget_loaded() {
   l.by_source.clear();
 }
 
-}  // namespace ctorch::backends::cpu
+}  // namespace ctorch::api::backends::cpu

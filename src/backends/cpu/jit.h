@@ -9,7 +9,7 @@
 #include "kernels/elementwise_plan.h"
 #include "ops/kernel_table.h"
 
-namespace ctorch::backends::cpu {
+namespace ctorch::inline api::backends::cpu {
 
 /// The host kernel for `spec`: from this process's table, else the disk cache, else compiled
 /// (throws JitCompileError with the compiler's output).
@@ -27,4 +27,4 @@ int64_t host_jit_compile_count();
 /// Forgets the kernels loaded so far (they stay mapped), so the next request reads the disk cache.
 void host_jit_forget_loaded();
 
-}  // namespace ctorch::backends::cpu
+}  // namespace ctorch::api::backends::cpu

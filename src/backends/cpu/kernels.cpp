@@ -8,7 +8,7 @@
 #include "backends/cpu/onednn_conv.h"
 #include "backends/cpu/pool.h"
 
-namespace ctorch::ops {
+namespace ctorch::inline api::ops {
 
 const KernelTable& cpu_kernels() {
   static const KernelTable table = [] {
@@ -20,4 +20,4 @@ const KernelTable& cpu_kernels() {
   return table;
 }
 
-}  // namespace ctorch::ops
+}  // namespace ctorch::api::ops

@@ -4,7 +4,7 @@
 #include "backends/cpu/launch.h"
 #include "backends/kernel_table.h"
 
-namespace ctorch::backends {
+namespace ctorch::inline api::backends {
 
 // Defined in kernels_reduce.cpp.
 extern template void KernelTableOf<cpu::CpuLauncher>::reduce(kernels::ReduceOp, ScalarType, ScalarType,
@@ -18,4 +18,4 @@ extern template void KernelTableOf<cpu::CpuLauncher>::random(kernels::RandomOp, 
                                                              const kernels::PhiloxArgs&, const kernels::RandomArgs&, int,
                                                              int, Stream);
 
-}  // namespace ctorch::backends
+}  // namespace ctorch::api::backends

@@ -2,7 +2,7 @@
 #include "backends/cpu/kernels.h"
 #include "backends/cpu/reduce.h"
 
-namespace ctorch::backends {
+namespace ctorch::inline api::backends {
 
 template void KernelTableOf<cpu::CpuLauncher>::reduce(kernels::ReduceOp, ScalarType, ScalarType,
                                                       const kernels::ReducePlan&, char* const*,
@@ -10,4 +10,4 @@ template void KernelTableOf<cpu::CpuLauncher>::reduce(kernels::ReduceOp, ScalarT
 template void KernelTableOf<cpu::CpuLauncher>::softmax(ScalarType, bool, const kernels::SoftmaxPlan&, char* const*,
                                                        Stream);
 
-}  // namespace ctorch::backends
+}  // namespace ctorch::api::backends

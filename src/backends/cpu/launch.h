@@ -28,7 +28,7 @@
 #pragma GCC visibility push(hidden)
 #endif
 
-namespace ctorch::backends::cpu {
+namespace ctorch::inline api::backends::cpu {
 
 /// Elements per parallel chunk for elementwise loops.
 inline constexpr int64_t kElementwiseGrain = 32768;
@@ -219,7 +219,7 @@ struct CpuLauncher {
   }
 };
 
-}  // namespace ctorch::backends::cpu
+}  // namespace ctorch::api::backends::cpu
 
 #ifndef __CUDACC__
 #pragma GCC visibility pop

@@ -14,7 +14,7 @@
 #include <unordered_map>
 #include <vector>
 
-namespace ctorch::backends::cpu {
+namespace ctorch::inline api::backends::cpu {
 
 namespace {
 
@@ -189,4 +189,4 @@ bool onednn_conv2d(const ops::ConvKernelArgs& a, Stream) {
   return true;
 }
 
-}  // namespace ctorch::backends::cpu
+}  // namespace ctorch::api::backends::cpu

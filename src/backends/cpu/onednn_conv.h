@@ -3,9 +3,9 @@
 
 #include "ops/kernel_table.h"
 
-namespace ctorch::backends::cpu {
+namespace ctorch::inline api::backends::cpu {
 
 /// Runs `args` with oneDNN (float32); false for cases oneDNN is not asked to cover here.
 bool onednn_conv2d(const ops::ConvKernelArgs& args, Stream stream);
 
-}  // namespace ctorch::backends::cpu
+}  // namespace ctorch::api::backends::cpu

@@ -18,7 +18,7 @@
 
 extern "C" void openblas_set_num_threads(int num_threads);
 
-namespace ctorch::backends::cpu {
+namespace ctorch::inline api::backends::cpu {
 namespace {
 
 thread_local bool t_in_region = false;
@@ -135,9 +135,9 @@ void run_tasks(int64_t n_tasks, const std::function<void(int64_t)>& task) {
 int num_threads() { return ThreadPool::instance().threads(); }
 bool in_parallel_region() { return t_in_region; }
 
-}  // namespace ctorch::backends::cpu
+}  // namespace ctorch::api::backends::cpu
 
-namespace ctorch {
+namespace ctorch::inline api {
 
 void set_num_threads(int n) {
   CTORCH_CHECK_VALUE(n > 0, "set_num_threads expects a positive integer, but got ", n);
@@ -147,4 +147,4 @@ void set_num_threads(int n) {
 
 int get_num_threads() { return backends::cpu::num_threads(); }
 
-}  // namespace ctorch
+}  // namespace ctorch::api

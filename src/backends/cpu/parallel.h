@@ -5,7 +5,7 @@
 #include <cstdint>
 #include <functional>
 
-namespace ctorch::backends::cpu {
+namespace ctorch::inline api::backends::cpu {
 
 /// Runs task(i) for i in [0, n_tasks) on the pool (the caller takes part); serial when nested.
 void run_tasks(int64_t n_tasks, const std::function<void(int64_t)>& task);
@@ -33,4 +33,4 @@ void parallel_for(int64_t begin, int64_t end, int64_t grain, const F& f) {
   });
 }
 
-}  // namespace ctorch::backends::cpu
+}  // namespace ctorch::api::backends::cpu

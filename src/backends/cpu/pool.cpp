@@ -9,7 +9,7 @@
 
 #include "backends/cpu/parallel.h"
 
-namespace ctorch::backends::cpu {
+namespace ctorch::inline api::backends::cpu {
 
 namespace {
 
@@ -78,4 +78,4 @@ bool max_pool2d(const ops::MaxPoolKernelArgs& a, Stream) {
   return false;
 }
 
-}  // namespace ctorch::backends::cpu
+}  // namespace ctorch::api::backends::cpu

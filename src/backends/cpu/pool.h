@@ -3,9 +3,9 @@
 
 #include "ops/kernel_table.h"
 
-namespace ctorch::backends::cpu {
+namespace ctorch::inline api::backends::cpu {
 
 /// Runs `args` (float32 / float64); false for other dtypes.
 bool max_pool2d(const ops::MaxPoolKernelArgs& args, Stream stream);
 
-}  // namespace ctorch::backends::cpu
+}  // namespace ctorch::api::backends::cpu

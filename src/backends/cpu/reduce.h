@@ -31,7 +31,7 @@
 #pragma GCC visibility push(hidden)
 #endif
 
-namespace ctorch::backends::cpu {
+namespace ctorch::inline api::backends::cpu {
 
 namespace reduce_detail {
 
@@ -585,7 +585,7 @@ void run_softmax(const kernels::SoftmaxPlan& plan, char* const* data) {
   }
 }
 
-}  // namespace ctorch::backends::cpu
+}  // namespace ctorch::api::backends::cpu
 
 #ifndef __CUDACC__
 #pragma GCC visibility pop

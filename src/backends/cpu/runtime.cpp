@@ -9,7 +9,7 @@
 #include "ctorch/error.h"
 #include "runtime/device_runtime.h"
 
-namespace ctorch::backends::cpu {
+namespace ctorch::inline api::backends::cpu {
 namespace {
 
 using impl::EventHandle;
@@ -101,10 +101,10 @@ struct Registrar {
 } registrar;
 
 }  // namespace
-}  // namespace ctorch::backends::cpu
+}  // namespace ctorch::api::backends::cpu
 
-namespace ctorch {
+namespace ctorch::inline api {
 std::ostream& operator<<(std::ostream& os, const Stream& s) {
   return os << "<ctorch.Stream device=" << s.device() << " id=" << s.id() << ">";
 }
-}  // namespace ctorch
+}  // namespace ctorch::api

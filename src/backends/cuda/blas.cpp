@@ -26,7 +26,7 @@
 #include "backends/cuda/stream.h"
 #include "ctorch/error.h"
 
-namespace ctorch::backends::cuda {
+namespace ctorch::inline api::backends::cuda {
 namespace {
 
 constexpr int kMaxDevices = 64;
@@ -167,4 +167,4 @@ void* blas_handle(Stream s) {
   return handle(device, native_stream(s));
 }
 
-}  // namespace ctorch::backends::cuda
+}  // namespace ctorch::api::backends::cuda

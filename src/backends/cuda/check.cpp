@@ -6,7 +6,7 @@
 
 #include "ctorch/error.h"
 
-namespace ctorch::backends::cuda {
+namespace ctorch::inline api::backends::cuda {
 namespace {
 
 // One bit per device index below 64 (kMaxDevices in runtime/current.h).
@@ -73,4 +73,4 @@ bool device_lost(DeviceIndex index) noexcept {
   }
 }
 
-}  // namespace ctorch::backends::cuda
+}  // namespace ctorch::api::backends::cuda

@@ -16,7 +16,7 @@
 
 #include "ctorch/device.h"
 
-namespace ctorch::backends::cuda {
+namespace ctorch::inline api::backends::cuda {
 
 /// True for errors that leave the CUDA context unusable (see Note [CUDA error classes]).
 bool is_sticky_error(cudaError_t err) noexcept;
@@ -25,7 +25,7 @@ bool device_lost(DeviceIndex index) noexcept;
 /// Throws the ctorch error for `err` (see Note [CUDA error classes]); clears non-sticky errors.
 [[noreturn]] void throw_cuda_error(cudaError_t err, const char* expr, const char* file, int line);
 
-}  // namespace ctorch::backends::cuda
+}  // namespace ctorch::api::backends::cuda
 
 /// Evaluates a CUDA runtime call and throws a ctorch error when it does not return cudaSuccess.
 #define CTORCH_CUDA_CHECK(expr)                                                          \

@@ -2,7 +2,7 @@
 // instantiated over CudaLauncher; a same-dtype contiguous copy is a cudaMemcpyAsync.
 #include "backends/cuda/launch.cuh"
 
-namespace ctorch::backends::cuda {
+namespace ctorch::inline api::backends::cuda {
 
 void cast_copy(ScalarType dst, ScalarType src, const kernels::ElementwisePlan& plan, char* const* data,
                Stream stream) {
@@ -18,4 +18,4 @@ void where(ScalarType dtype, const kernels::ElementwisePlan& plan, char* const* 
   CudaTable::where(dtype, plan, data, stream);
 }
 
-}  // namespace ctorch::backends::cuda
+}  // namespace ctorch::api::backends::cuda

@@ -16,7 +16,7 @@
 #include "ctorch/error.h"
 #include "ops/fft_plan_cache.h"
 
-namespace ctorch::backends::cuda {
+namespace ctorch::inline api::backends::cuda {
 namespace {
 
 struct Cufft {
@@ -125,4 +125,4 @@ void fft(const kernels::FftPlan& p, const void* in_, void* out, Stream s) {
   }
 }
 
-}  // namespace ctorch::backends::cuda
+}  // namespace ctorch::api::backends::cuda

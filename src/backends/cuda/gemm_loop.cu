@@ -6,7 +6,7 @@
 #include "backends/cuda/launch.cuh"
 #include "kernels/gemm_math.h"
 
-namespace ctorch::backends::cuda {
+namespace ctorch::inline api::backends::cuda {
 
 namespace {
 
@@ -45,4 +45,4 @@ void gemm_loop(ScalarType dtype, const kernels::GemmGeometry& g, const Scalar& a
   CudaTable::gemm_loop(dtype, g, alpha, a, b, beta, c, stream);
 }
 
-}  // namespace ctorch::backends::cuda
+}  // namespace ctorch::api::backends::cuda

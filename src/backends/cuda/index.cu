@@ -4,7 +4,7 @@
 // plan order, deterministic and slow (PyTorch sorts the indices instead; not done here).
 #include "backends/cuda/launch.cuh"
 
-namespace ctorch::backends::cuda {
+namespace ctorch::inline api::backends::cuda {
 
 namespace {
 
@@ -55,4 +55,4 @@ void index_scatter(ScalarType dtype, bool accumulate, const Scalar& alpha, const
   CudaTable::index_scatter(dtype, accumulate, alpha, plan, data, stream);
 }
 
-}  // namespace ctorch::backends::cuda
+}  // namespace ctorch::api::backends::cuda

@@ -21,7 +21,7 @@
 #include "backends/cuda/stream.h"
 #include "ctorch/error.h"
 
-namespace ctorch::backends::cuda {
+namespace ctorch::inline api::backends::cuda {
 namespace {
 
 // The generated kernel takes the plan by value: its layout must be kernels::JitPlan's.
@@ -244,4 +244,4 @@ void jit(const ops::JitKernel& kernel, const kernels::JitPlan& plan, char* const
                "cuLaunchKernel", index);
 }
 
-}  // namespace ctorch::backends::cuda
+}  // namespace ctorch::api::backends::cuda

@@ -9,7 +9,7 @@
 #include "kernels/elementwise_plan.h"
 #include "ops/kernel_table.h"
 
-namespace ctorch::backends::cuda {
+namespace ctorch::inline api::backends::cuda {
 
 /// The CUDA translation unit of `spec` (entry point `ctorch_jit_kernel`).
 std::string jit_source(const ops::JitSpec& spec);
@@ -22,4 +22,4 @@ const ops::JitKernel* jit_compile(const ops::JitSpec& spec, Device device);
 void jit(const ops::JitKernel& kernel, const kernels::JitPlan& plan, char* const* data, const ops::JitValue* extra,
          int nextra, Stream stream);
 
-}  // namespace ctorch::backends::cuda
+}  // namespace ctorch::api::backends::cuda

@@ -5,7 +5,7 @@
 
 #include "backends/cuda/jit.h"
 
-namespace ctorch::backends::cuda {
+namespace ctorch::inline api::backends::cuda {
 
 const ops::KernelTable& kernels() {
   static const ops::KernelTable table{
@@ -27,4 +27,4 @@ const ops::KernelTable& kernels() {
   return table;
 }
 
-}  // namespace ctorch::backends::cuda
+}  // namespace ctorch::api::backends::cuda

@@ -10,7 +10,7 @@
 #include "kernels/gemm_math.h"
 #include "ops/kernel_table.h"
 
-namespace ctorch::backends::cuda {
+namespace ctorch::inline api::backends::cuda {
 
 /// unary.cu: KernelTable::unary.
 void unary(kernels::UnaryOp op, ScalarType dtype, const kernels::ElementwisePlan& plan, char* const* data,
@@ -63,4 +63,4 @@ void gemm_loop(ScalarType dtype, const kernels::GemmGeometry& g, const Scalar& a
 /// The CUDA backend's kernel table (registered with the runtime by its factory).
 const ops::KernelTable& kernels();
 
-}  // namespace ctorch::backends::cuda
+}  // namespace ctorch::api::backends::cuda

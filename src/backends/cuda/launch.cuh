@@ -21,7 +21,7 @@
 #include "kernels/index_plan.h"
 #include "kernels/launch_config.h"
 
-namespace ctorch::backends::cuda {
+namespace ctorch::inline api::backends::cuda {
 
 /// Operand base pointers, passed to kernels by value (operand 0 is the output).
 struct OperandPointers {
@@ -114,4 +114,4 @@ struct CudaLauncher {
 /// The shared table's slots for CUDA.
 using CudaTable = KernelTableOf<CudaLauncher>;
 
-}  // namespace ctorch::backends::cuda
+}  // namespace ctorch::api::backends::cuda

@@ -9,7 +9,7 @@
 
 #include "ctorch/error.h"
 
-namespace ctorch::backends::cuda {
+namespace ctorch::inline api::backends::cuda {
 
 void* open_cuda_library(const char* soname) {
   static std::mutex mutex;
@@ -43,4 +43,4 @@ void* cuda_library_symbol(void* library, const char* soname, const char* symbol)
   return address;
 }
 
-}  // namespace ctorch::backends::cuda
+}  // namespace ctorch::api::backends::cuda

@@ -4,7 +4,7 @@
 // compile on a real device does.
 #pragma once
 
-namespace ctorch::backends::cuda {
+namespace ctorch::inline api::backends::cuda {
 
 /// dlopen()s `soname` (e.g. "libcublas.so.13") once, searching the default paths and then the
 /// toolkit's library folder; throws DeviceError naming the library and dlerror() when absent.
@@ -12,7 +12,7 @@ void* open_cuda_library(const char* soname);
 /// The address of `symbol` in `library` (from open_cuda_library); throws DeviceError when absent.
 void* cuda_library_symbol(void* library, const char* soname, const char* symbol);
 
-}  // namespace ctorch::backends::cuda
+}  // namespace ctorch::api::backends::cuda
 
 #define CTORCH_LAZY_STR_(x) #x
 #define CTORCH_LAZY_XSTR_(x) CTORCH_LAZY_STR_(x)

@@ -11,7 +11,7 @@
 #include "backends/cuda/launch.cuh"
 #include "kernels/random_functors.h"
 
-namespace ctorch::backends::cuda {
+namespace ctorch::inline api::backends::cuda {
 
 namespace {
 
@@ -70,4 +70,4 @@ void random(kernels::RandomOp op, ScalarType dtype, const kernels::ElementwisePl
   CudaTable::random(op, dtype, plan, data, philox, args, sm_count, max_threads_per_sm, stream);
 }
 
-}  // namespace ctorch::backends::cuda
+}  // namespace ctorch::api::backends::cuda

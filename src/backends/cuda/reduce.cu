@@ -5,7 +5,7 @@
 #include "backends/cuda/launch.cuh"
 #include "kernels/reduce_grid.h"
 
-namespace ctorch::backends::cuda {
+namespace ctorch::inline api::backends::cuda {
 
 using kernels::ReducePlan;
 using kernels::SoftmaxPlan;
@@ -108,4 +108,4 @@ void softmax(ScalarType dtype, bool log, const SoftmaxPlan& plan, char* const* d
   CudaTable::softmax(dtype, log, plan, data, stream);
 }
 
-}  // namespace ctorch::backends::cuda
+}  // namespace ctorch::api::backends::cuda

@@ -47,7 +47,7 @@
 #include "ops/kernel_table.h"
 #include "runtime/task_hooks.h"
 
-namespace ctorch::backends::cuda {
+namespace ctorch::inline api::backends::cuda {
 namespace {
 
 using impl::EventHandle;
@@ -657,4 +657,4 @@ ScopedDevice::~ScopedDevice() {
   if (previous_ >= 0 && cudaSetDevice(previous_) != cudaSuccess) (void)cudaGetLastError();
 }
 
-}  // namespace ctorch::backends::cuda
+}  // namespace ctorch::api::backends::cuda

@@ -5,7 +5,7 @@
 
 #include "runtime/device_runtime.h"
 
-namespace ctorch::backends::cuda {
+namespace ctorch::inline api::backends::cuda {
 
 /// Devices cudaGetDeviceCount reports, computed once; 0 on any error (no driver, no device), never throws.
 int device_count() noexcept;
@@ -14,4 +14,4 @@ std::string device_count_error();
 /// The CUDA runtime once its factory has created it (device_count() > 0), else null.
 impl::DeviceRuntime* active_runtime() noexcept;
 
-}  // namespace ctorch::backends::cuda
+}  // namespace ctorch::api::backends::cuda

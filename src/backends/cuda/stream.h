@@ -7,7 +7,7 @@
 #include "ctorch/stream.h"
 #include "kernels/launch_config.h"
 
-namespace ctorch::backends::cuda {
+namespace ctorch::inline api::backends::cuda {
 
 /// The cudaStream_t of `s` (see Note [CUDA stream ids] in runtime.cpp): nullptr for the legacy
 /// default stream (id 0), the pool stream for an odd id, the raw handle for an even external id.
@@ -28,4 +28,4 @@ class ScopedDevice {
   int previous_ = -1;
 };
 
-}  // namespace ctorch::backends::cuda
+}  // namespace ctorch::api::backends::cuda

@@ -7,7 +7,7 @@
 #include "backends/cuda/check.h"
 #include "backends/cuda/stream.h"
 
-namespace ctorch::backends::cuda {
+namespace ctorch::inline api::backends::cuda {
 namespace {
 
 cudaMemPool_t default_pool(DeviceIndex index) {
@@ -76,4 +76,4 @@ void CudaStreamOrderedMemory::set_pool_release_threshold(DeviceIndex index, uint
   CTORCH_CUDA_CHECK(cudaMemPoolSetAttribute(pool, cudaMemPoolReuseAllowInternalDependencies, &enable));
 }
 
-}  // namespace ctorch::backends::cuda
+}  // namespace ctorch::api::backends::cuda

@@ -17,7 +17,7 @@
 
 #include "runtime/device_runtime.h"
 
-namespace ctorch::backends::cuda {
+namespace ctorch::inline api::backends::cuda {
 
 /// impl::StreamOrderedMemory over the CUDA runtime (see Note [CUDA stream-ordered memory]).
 class CudaStreamOrderedMemory : public impl::StreamOrderedMemory {
@@ -36,4 +36,4 @@ class CudaStreamOrderedMemory : public impl::StreamOrderedMemory {
   void set_pool_release_threshold(DeviceIndex index, uint64_t bytes) override;
 };
 
-}  // namespace ctorch::backends::cuda
+}  // namespace ctorch::api::backends::cuda

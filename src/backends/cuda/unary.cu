@@ -2,11 +2,11 @@
 // over CudaLauncher (one .cu per op family, so nvcc builds them in parallel).
 #include "backends/cuda/launch.cuh"
 
-namespace ctorch::backends::cuda {
+namespace ctorch::inline api::backends::cuda {
 
 void unary(kernels::UnaryOp op, ScalarType dtype, const kernels::ElementwisePlan& plan, char* const* data,
            const ops::OpArgs& args, Stream stream) {
   CudaTable::unary(op, dtype, plan, data, args, stream);
 }
 
-}  // namespace ctorch::backends::cuda
+}  // namespace ctorch::api::backends::cuda

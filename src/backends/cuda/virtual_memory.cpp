@@ -10,7 +10,7 @@
 #include "backends/cuda/stream.h"
 #include "ctorch/error.h"
 
-namespace ctorch::backends::cuda {
+namespace ctorch::inline api::backends::cuda {
 namespace {
 
 // The driver functions used, resolved once through the runtime (no link to libcuda).
@@ -156,4 +156,4 @@ void CudaVirtualMemory::release_address_range(DeviceIndex index, void* base) noe
   reservations_.erase(it);
 }
 
-}  // namespace ctorch::backends::cuda
+}  // namespace ctorch::api::backends::cuda

@@ -23,7 +23,7 @@
 
 #include "runtime/device_runtime.h"
 
-namespace ctorch::backends::cuda {
+namespace ctorch::inline api::backends::cuda {
 
 /// impl::VirtualMemory over the CUDA driver (see Note [CUDA virtual memory]). Thread-safe.
 class CudaVirtualMemory : public impl::VirtualMemory {
@@ -52,4 +52,4 @@ class CudaVirtualMemory : public impl::VirtualMemory {
   std::map<uintptr_t, Reservation> reservations_;  // by base address; guarded by mu_
 };
 
-}  // namespace ctorch::backends::cuda
+}  // namespace ctorch::api::backends::cuda

@@ -4,7 +4,7 @@
 #include <algorithm>
 #include <chrono>
 
-namespace ctorch::backends::emulated {
+namespace ctorch::inline api::backends::emulated {
 
 int64_t steady_now_ns() noexcept {
   return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
@@ -52,4 +52,4 @@ unsigned BusyMeter::percent(int64_t now_ns) const noexcept {
   return static_cast<unsigned>(std::min<int64_t>(100, (busy * 100 + span / 2) / span));
 }
 
-}  // namespace ctorch::backends::emulated
+}  // namespace ctorch::api::backends::emulated

@@ -17,7 +17,7 @@
 #include <cstdint>
 #include <mutex>
 
-namespace ctorch::backends::emulated {
+namespace ctorch::inline api::backends::emulated {
 
 /// Busy time of one kind of device activity (see the Note above). Thread-safe.
 class BusyMeter {
@@ -68,4 +68,4 @@ struct DeviceActivity {
 /// steady_clock now, in nanoseconds.
 int64_t steady_now_ns() noexcept;
 
-}  // namespace ctorch::backends::emulated
+}  // namespace ctorch::api::backends::emulated

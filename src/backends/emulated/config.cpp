@@ -11,7 +11,7 @@
 #include "backends/emulated/runtime.h"
 #include "ctorch/error.h"
 
-namespace ctorch::backends::emulated {
+namespace ctorch::inline api::backends::emulated {
 namespace {
 
 constexpr const char* kVar = "CTORCH_EMULATED_CUDA";
@@ -210,4 +210,4 @@ impl::DeviceProperties make_properties(const cuda::EmulationConfig& c, DeviceInd
   return p;
 }
 
-}  // namespace ctorch::backends::emulated
+}  // namespace ctorch::api::backends::emulated

@@ -19,7 +19,7 @@
 #include "backends/emulated/stream_worker.h"
 #include "backends/emulated/virtual_memory.h"
 
-namespace ctorch::backends::emulated {
+namespace ctorch::inline api::backends::emulated {
 
 // Slots of a device's stream table: 0 = legacy default stream, then the pools, then blocking.
 constexpr int kPoolSlots = kPriorityLevels * kStreamsPerPool;
@@ -97,4 +97,4 @@ inline Lookup lookup_device_memory(const DeviceState& dev, const void* p, size_t
   return dev.vspace->lookup(p, bytes);
 }
 
-}  // namespace ctorch::backends::emulated
+}  // namespace ctorch::api::backends::emulated

@@ -8,7 +8,7 @@
 #include "backends/emulated/runtime.h"
 #include "ops/fft_plan_cache.h"
 
-namespace ctorch::backends::emulated {
+namespace ctorch::inline api::backends::emulated {
 
 void EmulatedLauncher::fft(const kernels::FftPlan& plan, const void* in, void* out, Stream s) {
   using kernels::FftKind;
@@ -23,4 +23,4 @@ void EmulatedLauncher::fft(const kernels::FftPlan& plan, const void* in, void* o
   instance().enqueue(s, [fftw, plan, hin, hout] { cpu::execute_fftw_plan(fftw.get(), plan, hin, hout); }, "fft");
 }
 
-}  // namespace ctorch::backends::emulated
+}  // namespace ctorch::api::backends::emulated

@@ -17,7 +17,7 @@
 #pragma GCC visibility push(hidden)
 #endif
 
-namespace ctorch::backends::emulated {
+namespace ctorch::inline api::backends::emulated {
 
 /// Calls visit_run(begin, end) for each block's threads of one round of a grid-stride launch over
 /// [0, numel): the consecutive elements [first(b, 0), first(b, block)) of that round, in rounds and
@@ -72,7 +72,7 @@ void block_tree(Acc* shared, uint32_t block, const Combine& combine) {
   }
 }
 
-}  // namespace ctorch::backends::emulated
+}  // namespace ctorch::api::backends::emulated
 
 #ifndef __CUDACC__
 #pragma GCC visibility pop

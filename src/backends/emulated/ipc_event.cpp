@@ -24,7 +24,7 @@
 #include "backends/emulated/runtime.h"
 #include "ctorch/error.h"
 
-namespace ctorch::backends::emulated {
+namespace ctorch::inline api::backends::emulated {
 
 namespace {
 
@@ -310,4 +310,4 @@ void EmulatedRuntime::ipc_wait(Stream s, const std::shared_ptr<IpcEventMapping>&
       impl::TaskKind::WaitEvent);
 }
 
-}  // namespace ctorch::backends::emulated
+}  // namespace ctorch::api::backends::emulated

@@ -26,7 +26,7 @@
 
 #include "runtime/device_runtime.h"
 
-namespace ctorch::backends::emulated {
+namespace ctorch::inline api::backends::emulated {
 
 struct IpcSharedState;
 struct DeviceState;
@@ -90,4 +90,4 @@ class IpcEventMapping {
 /// timing (CUDA refuses cudaEventInterprocess without cudaEventDisableTiming).
 std::shared_ptr<IpcEventMapping> new_ipc_event_state(const DeviceState& dev, impl::EventFlags flags);
 
-}  // namespace ctorch::backends::emulated
+}  // namespace ctorch::api::backends::emulated

@@ -14,7 +14,7 @@
 #include "backends/emulated/runtime.h"
 #include "ctorch/error.h"
 
-namespace ctorch::backends::emulated {
+namespace ctorch::inline api::backends::emulated {
 namespace {
 
 constexpr uint32_t kMagic = 0x4d495443;  // "CTIM"
@@ -207,4 +207,4 @@ void EmulatedRuntime::close_ipc_mem_handle(DeviceIndex index, void* base) noexce
   }
 }
 
-}  // namespace ctorch::backends::emulated
+}  // namespace ctorch::api::backends::emulated

@@ -25,7 +25,7 @@
 #include "backends/emulated/memory.h"
 #include "runtime/device_runtime.h"
 
-namespace ctorch::backends::emulated {
+namespace ctorch::inline api::backends::emulated {
 
 /// The handle of arena allocation [offset, offset + size) of a device whose UUID is `uuid`.
 impl::IpcMemBytes make_ipc_mem_handle(const Arena& arena, size_t offset, size_t size, const std::string& uuid);
@@ -68,4 +68,4 @@ class IpcImports {
   std::atomic<size_t> count_{0};         // imports_.size(), for the lock-free empty check
 };
 
-}  // namespace ctorch::backends::emulated
+}  // namespace ctorch::api::backends::emulated

@@ -11,7 +11,7 @@
 #include "core/math_settings.h"
 #include "ops/kernel_table.h"
 
-namespace ctorch::backends::emulated {
+namespace ctorch::inline api::backends::emulated {
 
 using kernels::ElementwisePlan;
 
@@ -154,4 +154,4 @@ const bool registered = (ops::register_kernels(&instance(), &kernels()),
                          impl::register_runtime_factory(DeviceType::CUDA, 0, &runtime_from_environment), true);
 }  // namespace
 
-}  // namespace ctorch::backends::emulated
+}  // namespace ctorch::api::backends::emulated

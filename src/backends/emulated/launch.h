@@ -43,7 +43,7 @@
 #pragma GCC visibility push(hidden)
 #endif
 
-namespace ctorch::backends::emulated {
+namespace ctorch::inline api::backends::emulated {
 
 /// The launch limits of emulated device `index` (its multiprocessors and threads per SM).
 kernels::DeviceLimits device_limits(DeviceIndex index);
@@ -206,7 +206,7 @@ struct EmulatedLauncher {
                                size_t out_size, bool indexed, Stream s, char** host);
 };
 
-}  // namespace ctorch::backends::emulated
+}  // namespace ctorch::api::backends::emulated
 
 #ifndef __CUDACC__
 #pragma GCC visibility pop

@@ -17,7 +17,7 @@
 #include "ctorch/error.h"
 #include "memory/allocator_config.h"
 
-namespace ctorch::backends::emulated {
+namespace ctorch::inline api::backends::emulated {
 namespace {
 
 size_t page_size() {
@@ -318,4 +318,4 @@ void copy_bytes(void* dst, const void* src, size_t bytes) {
   }
 }
 
-}  // namespace ctorch::backends::emulated
+}  // namespace ctorch::api::backends::emulated

@@ -41,7 +41,7 @@
 #include "ctorch/device.h"
 #include "memory/allocator_config.h"
 
-namespace ctorch::backends::emulated {
+namespace ctorch::inline api::backends::emulated {
 
 /// `p` as "0x..." for error messages about device pointers.
 inline std::string hex(const void* p) {
@@ -165,4 +165,4 @@ class PinnedRegistry {
 /// engine would; overlapping ranges are allowed. Note [Copy chunks] in memory.cpp.
 void copy_bytes(void* dst, const void* src, size_t bytes);
 
-}  // namespace ctorch::backends::emulated
+}  // namespace ctorch::api::backends::emulated

@@ -15,7 +15,7 @@
 #pragma GCC visibility push(hidden)
 #endif
 
-namespace ctorch::backends::emulated {
+namespace ctorch::inline api::backends::emulated {
 
 /// Note [Reduction grid] walked on the host: a reduction as the CUDA kernels compute it.
 template <class T, class Out, class Op>
@@ -59,7 +59,7 @@ void walk_softmax(const kernels::SoftmaxPlan& plan, const T* in, T* out, kernels
   });
 }
 
-}  // namespace ctorch::backends::emulated
+}  // namespace ctorch::api::backends::emulated
 
 #ifndef __CUDACC__
 #pragma GCC visibility pop

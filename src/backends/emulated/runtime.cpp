@@ -18,7 +18,7 @@
 #include "ctorch/allocator.h"
 #include "ctorch/error.h"
 
-namespace ctorch::backends::emulated {
+namespace ctorch::inline api::backends::emulated {
 
 namespace {
 
@@ -751,7 +751,7 @@ impl::DeviceRuntime* runtime_from_environment() {
   return result;
 }
 
-}  // namespace ctorch::backends::emulated
+}  // namespace ctorch::api::backends::emulated
 
 namespace ctorch::cuda {
 

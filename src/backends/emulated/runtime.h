@@ -49,7 +49,7 @@
 #include "runtime/device_runtime.h"
 #include "runtime/task_hooks.h"
 
-namespace ctorch::backends::emulated {
+namespace ctorch::inline api::backends::emulated {
 
 class StreamWorker;
 struct Topology;
@@ -265,4 +265,4 @@ void validate_config(const ::ctorch::cuda::EmulationConfig& config);
 /// Properties of emulated device `index` under `config`.
 impl::DeviceProperties make_properties(const ::ctorch::cuda::EmulationConfig& config, DeviceIndex index);
 
-}  // namespace ctorch::backends::emulated
+}  // namespace ctorch::api::backends::emulated

@@ -8,7 +8,7 @@
 #include "backends/emulated/runtime.h"
 #include "ctorch/error.h"
 
-namespace ctorch::backends::emulated {
+namespace ctorch::inline api::backends::emulated {
 namespace {
 
 std::atomic<uint64_t> g_next_capture_id{1};
@@ -255,4 +255,4 @@ void EmulatedRuntime::debug_dump_graph(impl::GraphHandle g, const std::string& p
   out << "}\n";
 }
 
-}  // namespace ctorch::backends::emulated
+}  // namespace ctorch::api::backends::emulated

@@ -41,7 +41,7 @@
 #include "runtime/device_runtime.h"
 #include "runtime/task_hooks.h"
 
-namespace ctorch::backends::emulated {
+namespace ctorch::inline api::backends::emulated {
 
 /// One captured task.
 struct CapturedTask {
@@ -80,4 +80,4 @@ struct CaptureRegistry {
   std::vector<std::shared_ptr<Capture>> active;                                     // guarded by mu
 };
 
-}  // namespace ctorch::backends::emulated
+}  // namespace ctorch::api::backends::emulated

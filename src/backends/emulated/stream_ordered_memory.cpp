@@ -10,7 +10,7 @@
 #include "backends/emulated/device_state.h"
 #include "ctorch/error.h"
 
-namespace ctorch::backends::emulated {
+namespace ctorch::inline api::backends::emulated {
 // ---------------------------------------------------------------------------------------------
 // StreamOrderedPool
 
@@ -225,4 +225,4 @@ void EmulatedRuntime::set_pool_release_threshold(DeviceIndex index, uint64_t byt
   device(index).pool->set_release_threshold(bytes);
 }
 
-}  // namespace ctorch::backends::emulated
+}  // namespace ctorch::api::backends::emulated

@@ -39,7 +39,7 @@
 #include "backends/emulated/stream_worker.h"
 #include "runtime/device_runtime.h"
 
-namespace ctorch::backends::emulated {
+namespace ctorch::inline api::backends::emulated {
 
 /// Where a free was queued: the stream's worker and the ticket of its free task.
 struct FreeMark {
@@ -112,4 +112,4 @@ class StreamOrderedPool {
   uint64_t release_threshold_ = 0;
 };
 
-}  // namespace ctorch::backends::emulated
+}  // namespace ctorch::api::backends::emulated

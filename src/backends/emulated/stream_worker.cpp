@@ -5,7 +5,7 @@
 #include <exception>
 #include <utility>
 
-namespace ctorch::backends::emulated {
+namespace ctorch::inline api::backends::emulated {
 namespace {
 
 thread_local StreamWorker* t_current_worker = nullptr;
@@ -223,4 +223,4 @@ void StreamWorker::shutdown(std::chrono::milliseconds timeout) noexcept {
   }
 }
 
-}  // namespace ctorch::backends::emulated
+}  // namespace ctorch::api::backends::emulated

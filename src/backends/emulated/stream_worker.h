@@ -19,7 +19,7 @@
 
 #include "backends/emulated/activity.h"
 
-namespace ctorch::backends::emulated {
+namespace ctorch::inline api::backends::emulated {
 
 /// Position of a task in its worker's queue; tickets start at 1, 0 means "no task".
 using Ticket = uint64_t;
@@ -106,4 +106,4 @@ class StreamWorker {
   std::thread thread_;
 };
 
-}  // namespace ctorch::backends::emulated
+}  // namespace ctorch::api::backends::emulated

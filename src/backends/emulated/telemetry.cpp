@@ -19,7 +19,7 @@
 #include "backends/emulated/runtime.h"
 #include "ctorch/version.h"
 
-namespace ctorch::backends::emulated {
+namespace ctorch::inline api::backends::emulated {
 namespace {
 
 constexpr unsigned kIdleTemperatureC = 35;
@@ -59,4 +59,4 @@ void* EmulatedRuntime::blas_handle(DeviceIndex index, Stream s) {
   return &tokens[index];
 }
 
-}  // namespace ctorch::backends::emulated
+}  // namespace ctorch::api::backends::emulated

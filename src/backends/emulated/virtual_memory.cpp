@@ -12,7 +12,7 @@
 #include "backends/emulated/device_state.h"
 #include "ctorch/error.h"
 
-namespace ctorch::backends::emulated {
+namespace ctorch::inline api::backends::emulated {
 namespace {
 
 size_t host_page() {
@@ -243,4 +243,4 @@ void EmulatedRuntime::release_address_range(DeviceIndex index, void* base) noexc
   }
 }
 
-}  // namespace ctorch::backends::emulated
+}  // namespace ctorch::api::backends::emulated

@@ -26,7 +26,7 @@
 #include "backends/emulated/memory.h"
 #include "ctorch/device.h"
 
-namespace ctorch::backends::emulated {
+namespace ctorch::inline api::backends::emulated {
 
 /// The reservations of one emulated device (see Note [Emulated virtual memory]). Thread-safe.
 class VirtualSpace {
@@ -80,4 +80,4 @@ class VirtualSpace {
   size_t mapped_ = 0;                              // guarded by mu_
 };
 
-}  // namespace ctorch::backends::emulated
+}  // namespace ctorch::api::backends::emulated
