@@ -53,35 +53,35 @@ class Tensor {
   /// Shared handle to the impl.
   const IntrusivePtr<TensorImpl>& impl_ptr() const { return impl_; }
   /// Sizes of every dimension.
-  IntArrayRef sizes() const { return impl_->sizes(); }
+  IntArrayRef sizes() const { return checked_impl("sizes")->sizes(); }
   /// Strides of every dimension, in elements.
-  IntArrayRef strides() const { return impl_->strides(); }
+  IntArrayRef strides() const { return checked_impl("strides")->strides(); }
   /// Size of `dim` (negative counts from the end).
   int64_t size(int64_t dim) const;
   /// Stride of `dim` (negative counts from the end).
   int64_t stride(int64_t dim) const;
   /// Number of dimensions.
-  int64_t dim() const { return impl_->dim(); }
+  int64_t dim() const { return checked_impl("dim")->dim(); }
   /// Same as dim().
-  int64_t ndimension() const { return impl_->dim(); }
+  int64_t ndimension() const { return checked_impl("ndimension")->dim(); }
   /// Number of elements.
-  int64_t numel() const { return impl_->numel(); }
+  int64_t numel() const { return checked_impl("numel")->numel(); }
   /// Element type.
-  ScalarType dtype() const { return impl_->dtype(); }
+  ScalarType dtype() const { return checked_impl("dtype")->dtype(); }
   /// Same as dtype().
-  ScalarType scalar_type() const { return impl_->dtype(); }
+  ScalarType scalar_type() const { return checked_impl("scalar_type")->dtype(); }
   /// Device holding the data.
-  Device device() const { return impl_->device(); }
+  Device device() const { return checked_impl("device")->device(); }
   /// Device index, -1 for cpu tensors (Tensor.get_device()).
   int64_t get_device() const { return device().is_cpu() ? -1 : device().index(); }
   /// Offset of element 0 in the storage, in elements.
-  int64_t storage_offset() const { return impl_->storage_offset(); }
+  int64_t storage_offset() const { return checked_impl("storage_offset")->storage_offset(); }
   /// Bytes per element.
   int64_t element_size() const { return ctorch::element_size(dtype()); }
   /// numel() * element_size().
   int64_t nbytes() const { return numel() * element_size(); }
   /// True when elements are laid out row-major without gaps.
-  bool is_contiguous() const { return impl_->is_contiguous(); }
+  bool is_contiguous() const { return checked_impl("is_contiguous")->is_contiguous(); }
   /// True for tensors on a cuda device (real or emulated).
   bool is_cuda() const { return device().is_cuda(); }
   /// True for cpu tensors.
@@ -103,7 +103,7 @@ class Tensor {
   /// Always kStrided: ctorch has strided tensors only.
   Layout layout() const { return kStrided; }
   /// True when gradients are tracked for this tensor.
-  bool requires_grad() const { return impl_->requires_grad(); }
+  bool requires_grad() const { return impl_ && impl_->requires_grad(); }
   /// Sets requires_grad (only floating tensors may require grad). Returns *this.
   Tensor& requires_grad_(bool value = true);
   /// Same as requires_grad_(value).
@@ -158,7 +158,7 @@ class Tensor {
 
   // ---- data access ----------------------------------------------------------------------
   /// Address of element 0. For cuda tensors this is a device address.
-  void* data_ptr() const { return impl_->data(); }
+  void* data_ptr() const { return checked_impl("data_ptr")->data(); }
   /// Typed address of element 0; checks that T matches dtype().
   template <class T>
   T* data_ptr() const;
@@ -492,6 +492,12 @@ class Tensor {
 
  private:
   unsigned add_grad_hook(std::function<Tensor(const Tensor&)> hook) const;
+  /// impl_, or an Error "<method>() called on an undefined Tensor" (libtorch's text) when undefined.
+  TensorImpl* checked_impl(const char* method) const {
+    if (!impl_) [[unlikely]] throw_undefined(method);
+    return impl_.get();
+  }
+  [[noreturn]] static void throw_undefined(const char* method);
 
   IntrusivePtr<TensorImpl> impl_;
 };

@@ -283,6 +283,7 @@ void backward(const variable_list& tensors, const variable_list& grad_tensors, s
   opt.create_graph = create_graph;
   for (size_t i = 0; i < inputs.size(); ++i) {
     CTORCH_CHECK(inputs[i].requires_grad(), "One of the differentiated Tensors does not require grad");
+    if (!inputs[i].is_leaf()) inputs[i].retain_grad();  // PyTorch's run_backward: .grad is filled for non-leaves too
     opt.captures.push_back(gradient_edge(inputs[i]));
   }
   opt.restrict_to_captures = !inputs.empty();

@@ -20,6 +20,8 @@ int64_t wrap_size_dim(int64_t dim, int64_t ndim) {
 }
 }  // namespace
 
+void Tensor::throw_undefined(const char* method) { throw Error(std::string(method) + "() called on an undefined Tensor"); }
+
 int64_t Tensor::size(int64_t dim) const { return sizes()[wrap_size_dim(dim, this->dim())]; }
 
 int64_t Tensor::stride(int64_t dim) const { return strides()[wrap_size_dim(dim, this->dim())]; }

@@ -187,6 +187,27 @@ TEST(AutogradBackward, GradientOfAProduct) {
   EXPECT_EQ(x.grad().dtype(), kDouble);
 }
 
+// backward(inputs=...) fills .grad of every input, a non-leaf too (PyTorch's run_backward retains
+// its grad), and nothing else (PyTorch's BackwardWithNonLeafInputs).
+TEST(AutogradBackward, InputsThatAreNotLeavesGetTheirGrad) {
+  Tensor x = leaf({1, 2}), y = leaf({3, -1});
+  Tensor z = x * x;
+  Tensor w = y * z + x * y + y * y;
+  autograd::backward({w}, {ones({2}, TensorOptions().dtype(kDouble))}, std::nullopt, false, {x, z});
+  expect_near(x.grad(), {2 * 1 * 3 + 3, 2 * 2 * -1 - 1});
+  ASSERT_TRUE(z.grad().defined());
+  expect_near(z.grad(), {3, -1});
+  EXPECT_FALSE(y.grad().defined());
+}
+
+// An undefined tensor's metadata is an error, not a crash (libtorch's text).
+TEST(AutogradBackward, UndefinedTensorsRaiseInsteadOfCrashing) {
+  const Tensor undefined;
+  EXPECT_EQ(error_of([&] { (void)undefined.sizes(); }), "sizes() called on an undefined Tensor");
+  EXPECT_EQ(error_of([&] { (void)allclose(undefined, ones({2})); }), "dtype() called on an undefined Tensor");
+  EXPECT_FALSE(undefined.requires_grad());
+}
+
 TEST(AutogradBackward, TensorUsedTwiceSumsItsGradients) {
   Tensor x = leaf({1, -2, 3});
   (x * x + x.exp() + x).sum().backward();
