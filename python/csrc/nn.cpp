@@ -118,6 +118,8 @@ void bind_nn(py::module_& m) {
         py::arg("input"), py::arg("approximate") = "none");
   m.def("dropout", [](const Tensor& x, double p, bool training) { return no_gil([&] { return F::dropout(x, p, training); }); },
         py::arg("input"), py::arg("p") = 0.5, py::arg("training") = true);
+  m.def("dropout2d", [](const Tensor& x, double p, bool training) { return no_gil([&] { return F::dropout2d(x, p, training); }); },
+        py::arg("input"), py::arg("p") = 0.5, py::arg("training") = true);
   m.def("mse_loss", [](const Tensor& x, const Tensor& y, const std::string& r) { return no_gil([&] { return F::mse_loss(x, y, r); }); });
   m.def("smooth_l1_loss", [](const Tensor& x, const Tensor& y, const std::string& r, double beta) { return no_gil([&] { return F::smooth_l1_loss(x, y, r, beta); }); });
   m.def("l1_loss", [](const Tensor& x, const Tensor& y, const std::string& r) { return no_gil([&] { return F::l1_loss(x, y, r); }); });

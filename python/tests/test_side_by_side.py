@@ -462,6 +462,19 @@ def conv_transpose2d_output_too_small(torch):
 
 
 @case
+def dropout2d_stream_and_repr(torch):
+    torch.manual_seed(0)
+    x = torch.ones(2, 3, 2, 2)
+    m = torch.nn.Dropout2d(0.3)
+    return [torch.nn.functional.dropout2d(x, 0.5), repr(m), m(x), m.eval()(x)]
+
+
+@case
+def dropout2d_bad_p(torch):
+    return torch.nn.functional.dropout2d(torch.ones(2, 3, 2, 2), 1.5)
+
+
+@case
 def conv2d_layer_groups_must_divide(torch):
     return torch.nn.Conv2d(4, 6, 3, groups=4)
 

@@ -81,6 +81,14 @@ def dropout(input, p=0.5, training=True, inplace=False):
     return input.copy_(out) if inplace else out
 
 
+def dropout2d(input, p=0.5, training=True, inplace=False):
+    """Zeroes whole channels with probability p and scales the rest by 1/(1-p) when training."""
+    if p < 0.0 or p > 1.0:
+        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+    out = _nn.dropout2d(input, p, training)
+    return input.copy_(out) if inplace else out
+
+
 def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False):
     """Maximum over each kernel_size window (and, with return_indices, where it was in the input plane)."""
     values, indices = _nn.max_pool2d_with_indices(input, kernel_size, stride if stride else None, padding, dilation,

@@ -292,6 +292,13 @@ class Dropout(Module):
         return f"p={self.p}, inplace={self.inplace}"
 
 
+class Dropout2d(Dropout):
+    """Zeroes whole channels with probability p in training mode."""
+
+    def forward(self, input):
+        return F.dropout2d(input, self.p, self.training, self.inplace)
+
+
 class Flatten(Module):
     """Flattens dims start_dim..end_dim (by default all but the batch dim)."""
 
