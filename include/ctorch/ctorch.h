@@ -55,6 +55,7 @@
 #include "ctorch/ops.h"
 #include "ctorch/optim.h"
 #include "ctorch/parallel.h"
+#include "ctorch/normalization.h"
 #include "ctorch/pooling.h"
 #include "ctorch/print_options.h"
 #include "ctorch/random.h"

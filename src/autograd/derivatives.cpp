@@ -10,6 +10,7 @@
 #include "ctorch/factories.h"
 #include "ctorch/ops.h"
 #include "ops/conv.h"
+#include "ops/norm.h"
 #include "ops/pool.h"
 
 namespace ctorch::autograd {
@@ -404,6 +405,16 @@ const Derivative kTable[] = {
        auto [gi, gw, gb] = ops::conv_transpose2d_backward(g, c.needs(1) ? c.self() : Tensor(), c.sizes(0),
                                                           c.needs(0) ? c.other() : Tensor(), c.sizes(1),
                                                           c.args().conv, {c.needs(0), c.needs(1), c.needs(2)});
+       return {gi, gw, gb};
+     }},
+
+    // Batch normalization (ops/norm.cpp, Note [Batch normalization]): inputs input, weight, bias.
+    {on(GradFn::BatchNorm), "batch_norm", "NativeBatchNormBackward0",
+     {{static_cast<uint8_t>(grad_of(0) | grad_of(1)), grad_of(0)}},
+     [](C c, G g) -> variable_list {
+       const ops::GradArgs& a = c.args();
+       auto [gi, gw, gb] = ops::batch_norm_backward(g, c.self(), c.needs(0) && a.has_weight ? c.other() : Tensor(), a.stats[0],
+                                                    a.stats[1], a.p, a.keepdim, {c.needs(0), c.needs(1), c.needs(2)});
        return {gi, gw, gb};
      }},
 

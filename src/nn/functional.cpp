@@ -4,6 +4,7 @@
 #include "ctorch/factories.h"
 #include "ctorch/grad_mode.h"
 #include "ctorch/nn_functional.h"
+#include "ctorch/normalization.h"
 #include "ctorch/ops.h"
 #include "ctorch/warning.h"
 
@@ -211,40 +212,7 @@ Tensor binary_cross_entropy_with_logits(const Tensor& input, const Tensor& targe
 
 Tensor batch_norm(const Tensor& input, const Tensor& running_mean, const Tensor& running_var, const Tensor& weight,
                   const Tensor& bias, bool training, double momentum, double eps) {
-  CTORCH_CHECK_VALUE(input.dim() >= 2, "batch_norm: expected an input with at least 2 dims (N, C, ...), got ",
-                     input.dim(), "D input");
-  const int64_t channels = input.size(1);
-  CTORCH_CHECK(!running_mean.defined() || running_mean.numel() == channels, "running_mean should contain ", channels,
-               " elements not ", running_mean.numel());
-  CTORCH_CHECK(!running_var.defined() || running_var.numel() == channels, "running_var should contain ", channels,
-               " elements not ", running_var.numel());
-  DimVector reduce_dims, shape(static_cast<size_t>(input.dim()), 1);
-  shape[1] = channels;
-  for (int64_t d = 0; d < input.dim(); ++d) {
-    if (d != 1) reduce_dims.push_back(d);
-  }
-  const bool use_batch = training || !running_mean.defined();
-  Tensor mean, var;
-  if (use_batch) {
-    const int64_t count = input.numel() / std::max<int64_t>(channels, 1);
-    CTORCH_CHECK_VALUE(count > 1, "Expected more than 1 value per channel when training, got input size ",
-                       input.sizes());
-    mean = input.mean(IntArrayRef(reduce_dims), /*keepdim=*/true);
-    var = input.var(IntArrayRef(reduce_dims), /*correction=*/0, /*keepdim=*/true);
-    if (training && running_mean.defined()) {
-      NoGradGuard no_grad;
-      const double unbiased = static_cast<double>(count) / static_cast<double>(count - 1);
-      Tensor(running_mean).mul_(1 - momentum).add_(mean.detach().reshape({channels}), momentum);
-      Tensor(running_var).mul_(1 - momentum).add_(var.detach().reshape({channels}) * unbiased, momentum);
-    }
-  } else {
-    mean = running_mean.view(shape);
-    var = running_var.view(shape);
-  }
-  Tensor out = (input - mean) * (var + eps).rsqrt();
-  if (weight.defined()) out = out * weight.view(shape);
-  if (bias.defined()) out = out + bias.view(shape);
-  return out;
+  return ctorch::batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps);
 }
 
 Tensor layer_norm(const Tensor& input, IntArrayRef normalized_shape, const Tensor& weight, const Tensor& bias,

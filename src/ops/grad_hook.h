@@ -74,6 +74,7 @@ enum class GradFn : uint8_t {
   Conv2d,      ///< inputs input [N, C, H, W], weight, bias (may be undefined); args.conv
   ConvTranspose2d,  ///< as Conv2d, weight [C, OC / groups, KH, KW]
   MaxPool2d,   ///< input [N, C, H, W] or [C, H, W]; args.indices (flat positions in the H x W plane)
+  BatchNorm,   ///< inputs input [N, C, *], weight, bias (may be undefined); args.stats, args.p (eps), args.keepdim (batch stats)
 };
 
 /// The parameters a backward formula needs.
@@ -94,6 +95,8 @@ struct GradArgs {
   std::vector<std::optional<Tensor>> index_list;  ///< Index / IndexPut: the index tensors (nullopt: a full slice)
   bool accumulate = false;                         ///< IndexPut
   ConvParams conv;                                 ///< Conv2d, ConvTranspose2d
+  Tensor stats[2];                                 ///< BatchNorm: the mean and (biased) variance used, [C]
+  bool has_weight = false;                         ///< BatchNorm: input 1 (the weight) is defined
 };
 
 /// `dims` wrapped for a tensor of `ndim` dims (an empty list stays empty: every dim).

@@ -60,6 +60,29 @@ struct ConvKernelArgs {
   void* grad_bias = nullptr;          ///< BackwardWeights (may be null)
 };
 
+/// Which computation of a batch normalization a backend kernel runs.
+enum class BatchNormPass : int8_t { ForwardTraining, ForwardInference, Backward };
+
+/// One batch normalization of a contiguous [N, C, L] tensor, for a backend's own kernel. mean/var
+/// are [C]: written by ForwardTraining (the batch's, variance biased), read by the other passes.
+struct BatchNormKernelArgs {
+  BatchNormPass pass = BatchNormPass::ForwardTraining;
+  ScalarType dtype = kFloat;
+  int64_t n = 0, c = 0, l = 0;
+  double eps = 1e-5;
+  bool use_batch_stats = true;    ///< Backward: the statistics were the batch's (training)
+  const void* input = nullptr;    ///< all passes
+  const void* weight = nullptr;   ///< [C] or null (then ones)
+  const void* bias = nullptr;     ///< [C] or null (then zeros); forward passes
+  void* mean = nullptr;           ///< [C]
+  void* var = nullptr;            ///< [C]
+  void* output = nullptr;         ///< forward passes
+  const void* grad_output = nullptr;  ///< Backward
+  void* grad_input = nullptr;         ///< Backward
+  void* grad_weight = nullptr;        ///< Backward (null when the weight is)
+  void* grad_bias = nullptr;          ///< Backward (null when the weight is)
+};
+
 /// One 2-d max pooling over `planes` contiguous H x W planes (N * C), for a backend's own kernel.
 struct MaxPoolKernelArgs {
   bool backward = false;
@@ -157,6 +180,9 @@ struct KernelTable {
   /// Optional: the backend's own max pooling, forward (values and indices) or backward; returns false
   /// for a case it does not cover (null or false: the op layer's window view, Note [Max pooling]).
   bool (*max_pool2d)(const MaxPoolKernelArgs& args, Stream stream) = nullptr;
+  /// Optional: the backend's own batch normalization; returns false for a case it does not cover
+  /// (null or false: reductions and elementwise ops, Note [Batch normalization]).
+  bool (*batch_norm)(const BatchNormKernelArgs& args, Stream stream) = nullptr;
 };
 
 }  // namespace ctorch::api::ops

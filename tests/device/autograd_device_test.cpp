@@ -198,6 +198,19 @@ std::vector<GradCase> make_cases() {
                       [](const Tensor& x, const Tensor& w, const Tensor& b) { return linear(x, w, b); }));
   c.push_back(binary("linear_no_bias", in({3, 4}), in({2, 4}),
                      [](const Tensor& x, const Tensor& w) { return linear(x, w); }));
+  // Batch normalization: batch statistics (the gradient through the mean and variance), running
+  // statistics (eval), no affine parameters, a 2-d input.
+  c.push_back(ternary("batch_norm_training", in({3, 2, 2, 2}), in({2}), in({2}),
+                      [](const Tensor& x, const Tensor& w, const Tensor& b) {
+                        return batch_norm(x, w, b, {}, {}, true, 0.1, 1e-5);
+                      }));
+  c.push_back(ternary("batch_norm_eval", in({3, 2, 4}), in({2}), in({2}),
+                      [](const Tensor& x, const Tensor& w, const Tensor& b) {
+                        const TensorOptions f64 = TensorOptions().dtype(kDouble).device(x.device());
+                        return batch_norm(x, w, b, full({2}, 0.25, f64), full({2}, 1.5, f64), false, 0.1, 1e-5);
+                      }));
+  c.push_back(unary("batch_norm_no_affine_2d", in({4, 3}),
+                    [](const Tensor& x) { return batch_norm(x, {}, {}, {}, {}, true, 0.1, 1e-5); }));
   // Convolution: padding, stride, dilation, groups, no bias, unbatched, "same".
   c.push_back(ternary("conv2d", in({2, 3, 5, 6}), in({4, 3, 3, 2}), in({4}),
                       [](const Tensor& x, const Tensor& w, const Tensor& b) { return conv2d(x, w, b); }));

@@ -1,0 +1,97 @@
+// batch_norm on every backend against the generic path in float64 on the cpu (Note [Batch
+// normalization]): on the cpu, float32 runs oneDNN's forward (training and inference) and backward;
+// on an emulated device the reductions and scale-and-shift walk the device's kernels. The running
+// statistics' update and PyTorch's checks are compared too.
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "ctorch/factories.h"
+#include "ctorch/normalization.h"
+#include "ctorch/ops.h"
+#include "ctorch/random.h"
+#include "device/device_test.h"
+#include "test_util.h"
+
+namespace ctorch::testing {
+namespace {
+
+struct Case {
+  std::string name;
+  std::vector<int64_t> input;
+  bool training, affine, bias;
+};
+
+class BatchNorm : public DeviceTest {};
+
+TEST_P(BatchNorm, Float32MatchesTheFloat64GenericPath) {
+  const std::vector<Case> cases = {
+      {"training_4d", {4, 3, 5, 6}, true, true, true},
+      {"training_no_affine", {5, 2, 7}, true, false, false},
+      {"training_weight_without_bias", {3, 4, 2, 2}, true, true, false},
+      {"eval_4d", {4, 3, 5, 6}, false, true, true},
+      {"training_2d", {6, 5}, true, true, true},
+  };
+  for (const Case& k : cases) {
+    SCOPED_TRACE(k.name);
+    manual_seed(7);
+    const TensorOptions f64 = TensorOptions().dtype(kDouble);
+    const Tensor x64 = randn(k.input, f64) * 3 + 1;
+    const int64_t c = k.input[1];
+    const Tensor w64 = randn({c}, f64), b64 = randn({c}, f64);
+    const Tensor rm64 = randn({c}, f64), rv64 = rand({c}, f64) + 0.5;
+    auto run = [&](ScalarType dtype, Device device) {
+      const Tensor x = x64.to(device, dtype).detach().requires_grad_();
+      const Tensor w = k.affine ? w64.to(device, dtype).detach().requires_grad_() : Tensor();
+      const Tensor b = k.bias ? b64.to(device, dtype).detach().requires_grad_() : Tensor();
+      const Tensor rm = rm64.to(device, dtype).clone(), rv = rv64.to(device, dtype).clone();  // updated in place
+      const Tensor out = batch_norm(x, w, b, rm, rv, k.training, 0.2, 1e-5);
+      manual_seed(8);
+      const Tensor seed = randn(out.sizes(), f64).to(device, dtype);
+      (out * seed).sum().backward();
+      std::vector<Tensor> r{out.detach(), x.grad(), rm, rv};
+      if (w.defined()) r.push_back(w.grad());
+      if (b.defined()) r.push_back(b.grad());
+      return r;
+    };
+    const std::vector<Tensor> want = run(kDouble, Device(DeviceType::CPU));
+    const std::vector<Tensor> got = run(kFloat, device());
+    ASSERT_EQ(got.size(), want.size());
+    for (size_t i = 0; i < got.size(); ++i) {
+      SCOPED_TRACE("result " + std::to_string(i) + " (output, grad input, running mean, running var, grad w, grad b)");
+      EXPECT_EQ(got[i].device(), device());
+      EXPECT_EQ(got[i].sizes(), want[i].sizes());
+      EXPECT_TRUE(got[i].cpu().to(kDouble).allclose(want[i], 1e-4, 1e-4));
+    }
+  }
+}
+
+TEST_P(BatchNorm, NodeAndStatisticsArePyTorchs) {
+  const Tensor x = tensor(std::vector<float>{1, 2, 3, 4, 5, 6}).view({3, 2}).to(device()).requires_grad_();
+  const Tensor rm = zeros({2}, on_device()), rv = ones({2}, on_device());
+  const Tensor out = batch_norm(x, {}, {}, rm, rv, true, 0.1, 1e-5);
+  EXPECT_EQ(out.grad_fn()->name(), "NativeBatchNormBackward0");
+  // Batch means 3 and 4, variances 8/3 (biased) and 4 (unbiased, which the running variance takes).
+  EXPECT_TRUE(rm.cpu().allclose(tensor(std::vector<float>{0.3f, 0.4f})));
+  EXPECT_TRUE(rv.cpu().allclose(tensor(std::vector<float>{0.9f + 0.4f, 0.9f + 0.4f})));
+  EXPECT_NEAR(out.cpu()[0][0].item<float>(), -2 / std::sqrt(8.0f / 3 + 1e-5f), 1e-5);
+}
+
+TEST_P(BatchNorm, ErrorsArePyTorchsAndChangeNothing) {
+  const Tensor x = ones({4, 3, 2}, on_device());
+  const Tensor rm = zeros({3}, on_device());
+  EXPECT_EQ(error_of([&] { batch_norm(x, ones({2}, on_device()), {}, {}, {}, true, 0.1, 1e-5); }),
+            "weight should contain 3 elements not 2");
+  EXPECT_EQ(error_of([&] { batch_norm(x, {}, {}, zeros({4}, on_device()), ones({3}, on_device()), true, 0.1, 1e-5); }),
+            "running_mean should contain 3 elements not 4");
+  EXPECT_EQ(error_of([&] { batch_norm(ones({1, 3}, on_device()), {}, {}, rm, ones({3}, on_device()), true, 0.1, 1e-5); }),
+            "Expected more than 1 value per channel when training, got input size [1, 3]");
+  EXPECT_TRUE(rm.cpu().equal(zeros({3})));  // unchanged by the failed calls
+  if (is_cuda()) EXPECT_THROW(batch_norm(x, ones({3}), {}, {}, {}, true, 0.1, 1e-5), DeviceError);
+}
+
+CTORCH_INSTANTIATE_DEVICE_TESTS(BatchNorm);
+
+}  // namespace
+}  // namespace ctorch::testing
