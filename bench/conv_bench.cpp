@@ -2,7 +2,8 @@
 // settings (as a user runs it): conv2d forward at MNIST shapes (3x3 and 5x5 kernels, the first
 // and second layers), conv2d forward + backward, one SGD step of a small conv net (two 3x3
 // convolutions with ReLU, a linear layer, cross entropy, batch 64 of 1x28x28), max_pool2d forward
-// + backward, and one SGD step of PyTorch's MNIST example's Net (without its dropouts). With
+// + backward, BatchNorm2d forward + backward in training, and one SGD step of PyTorch's MNIST
+// example's Net (without its dropouts). With
 // CTORCH_EMULATED_CUDA=1 the conv net step also runs on an emulated GPU (ctorch only). A table of time
 // ratios (libtorch / ctorch; above 1 means ctorch is faster) closes the run.
 // Usage: ctorch_conv_bench [--benchmark_filter=...] [--benchmark_repetitions=N]
@@ -91,6 +92,19 @@ void ct_max_pool_forward_backward(benchmark::State& s) {
   }
 }
 
+// BatchNorm2d in training at a DCGAN generator's size: forward (batch statistics, running update)
+// and backward to the input, weight and bias.
+void ct_batch_norm_forward_backward(benchmark::State& s) {
+  using namespace ctorch;
+  manual_seed(0);
+  nn::BatchNorm2d bn(64);
+  const Tensor x = randn({64, 64, 14, 14}).requires_grad_();
+  for (auto _ : s) {
+    bn.forward(x).sum().backward();
+    x.mutable_grad() = Tensor();
+  }
+}
+
 // PyTorch's MNIST example's Net without its dropouts: conv 5x5, max_pool 2, relu, conv 5x5, max_pool 2,
 // relu, linear 320 -> 50, relu, linear 50 -> 10, log_softmax, nll_loss; SGD with momentum.
 void ct_mnist_net_step(benchmark::State& s) {
@@ -165,6 +179,16 @@ void lt_max_pool_forward_backward(benchmark::State& s) {
   }
 }
 
+void lt_batch_norm_forward_backward(benchmark::State& s) {
+  torch::manual_seed(0);
+  torch::nn::BatchNorm2d bn(64);
+  const torch::Tensor x = torch::randn({64, 64, 14, 14}).requires_grad_();
+  for (auto _ : s) {
+    bn->forward(x).sum().backward();
+    x.mutable_grad().reset();
+  }
+}
+
 void lt_mnist_net_step(benchmark::State& s) {
   torch::manual_seed(0);
   torch::nn::Conv2d conv1(1, 10, 5), conv2(10, 20, 5);
@@ -216,6 +240,7 @@ int main(int argc, char** argv) {
   }
   add("convnet_sgd_step", ct_convnet_step, CTORCH_LT_(lt_convnet_step));
   add("max_pool2d_fwd_bwd_32x26", ct_max_pool_forward_backward, CTORCH_LT_(lt_max_pool_forward_backward));
+  add("batch_norm2d_fwd_bwd_64x14", ct_batch_norm_forward_backward, CTORCH_LT_(lt_batch_norm_forward_backward));
   add("mnist_net_sgd_step", ct_mnist_net_step, CTORCH_LT_(lt_mnist_net_step));
   if (ctorch::cuda::is_available()) {  // CTORCH_EMULATED_CUDA=1: the same step on an emulated GPU
     const std::string name = "convnet_sgd_step_on_cuda0";
