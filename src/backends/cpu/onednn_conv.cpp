@@ -12,6 +12,8 @@
 #include <mutex>
 #include <tuple>
 #include <unordered_map>
+
+#include "backends/cpu/openmp_threads.h"
 #include <vector>
 
 namespace ctorch::inline api::backends::cpu {
@@ -141,6 +143,9 @@ void* pointer_of(const ops::ConvKernelArgs& a, int id) {
 
 bool onednn_conv2d(const ops::ConvKernelArgs& a, Stream) {
   if (a.dtype != kFloat) return false;
+  // ctorch's thread count while the primitive is planned (oneDNN partitions work when it builds one)
+  // and run, whatever another library in the process set.
+  const OpenMpThreadsGuard threads;
   const ops::ConvParams& p = a.params;
   // oneDNN's right padding: what the output size implies beyond the left padding.
   const int64_t pad_r0 = (a.oh - 1) * p.stride[0] + (a.kh - 1) * p.dilation[0] + 1 - a.h - p.padding[0];

@@ -13,6 +13,8 @@
 #include <tuple>
 #include <unordered_map>
 
+#include "backends/cpu/openmp_threads.h"
+
 namespace ctorch::inline api::backends::cpu {
 
 namespace {
@@ -62,6 +64,9 @@ memory channels(const ops::BatchNormKernelArgs& a, const void* p) {
 
 bool onednn_batch_norm(const ops::BatchNormKernelArgs& a, Stream) {
   if (a.dtype != kFloat) return false;
+  // ctorch's thread count while the primitive is planned (oneDNN partitions work when it builds one)
+  // and run, whatever another library in the process set.
+  const OpenMpThreadsGuard threads;
   static std::mutex mutex;
   static std::map<Key, std::shared_ptr<const dnnl::primitive>> cache;
   const Key key{static_cast<int>(a.pass), a.n, a.c, a.l, a.eps, a.use_batch_stats, a.weight != nullptr,
