@@ -80,10 +80,13 @@ class ReLU : public UnaryModule {
 class LeakyReLU : public UnaryModule {
   CTORCH_MODULE_REPLICABLE(LeakyReLU)
  public:
-  explicit LeakyReLU(double negative_slope = 0.01) : UnaryModule("LeakyReLU"), negative_slope(negative_slope) {}
+  explicit LeakyReLU(double negative_slope = 0.01, bool inplace = false)
+      : UnaryModule("LeakyReLU"), negative_slope(negative_slope), inplace(inplace) {}
+  /// The activation (written into `input` when inplace).
   Tensor forward(const Tensor& input) override;
   std::string extra_repr() const override;
   double negative_slope;
+  bool inplace;
 };
 
 /// x * Phi(x) (torch.nn.GELU; approximate "none" or "tanh").

@@ -470,6 +470,23 @@ def dropout2d_stream_and_repr(torch):
 
 
 @case
+def leaky_relu_inplace(torch):
+    x = torch.tensor([-2.0, 0.5, 3.0])
+    y = torch.nn.functional.leaky_relu(x, 0.1, inplace=True)
+    m = torch.nn.LeakyReLU(0.2, inplace=True)
+    z = torch.tensor([-1.0, 1.0])
+    w = m(z)
+    a = torch.tensor([-1.0, 2.0], requires_grad=True)
+    torch.nn.functional.leaky_relu(a * 3, 0.5, inplace=True).sum().backward()
+    return [x, y, z, w, repr(m), a.grad]
+
+
+@case
+def leaky_relu_inplace_on_a_leaf(torch):
+    return torch.nn.functional.leaky_relu(torch.ones(2, requires_grad=True), inplace=True)
+
+
+@case
 def dropout2d_bad_p(torch):
     return torch.nn.functional.dropout2d(torch.ones(2, 3, 2, 2), 1.5)
 

@@ -38,11 +38,14 @@ Tensor Linear::forward(const Tensor& input) { return functional::linear(input, w
 
 Tensor GELU::forward(const Tensor& input) { return functional::gelu(input, approximate); }
 
-Tensor LeakyReLU::forward(const Tensor& input) { return functional::leaky_relu(input, negative_slope); }
+Tensor LeakyReLU::forward(const Tensor& input) {
+  const Tensor out = functional::leaky_relu(input, negative_slope);
+  return inplace ? Tensor(input).copy_(out) : out;
+}
 
 std::string LeakyReLU::extra_repr() const {
   std::ostringstream os;
-  os << "negative_slope=" << negative_slope;
+  os << "negative_slope=" << negative_slope << (inplace ? ", inplace=True" : "");
   return os.str();
 }
 

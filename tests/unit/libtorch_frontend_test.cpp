@@ -225,6 +225,10 @@ TEST(LibtorchFrontend, DcganLayersTrainOneStep) {
                       "LeakyReLU(negative_slope=0.2)");
   EXPECT_EQ(generator->conv3->forward(torch::zeros({1, 8, 7, 7}), torch::IntArrayRef({15, 15})).sizes(),
             torch::IntArrayRef({1, 1, 15, 15}));
+  torch::nn::LeakyReLU inplace(torch::nn::LeakyReLUOptions().negative_slope(0.5).inplace(true));
+  torch::Tensor v = torch::tensor({-2.0f, 4.0f});
+  inplace(v);
+  EXPECT_TRUE(torch::equal(v, torch::tensor({-1.0f, 4.0f})));  // written in place (PyTorch's LeakyReLU test)
   EXPECT_THROW(torch::nn::BatchNorm2d(torch::nn::BatchNorm2dOptions(3).momentum(std::nullopt)),
                ctorch::NotImplementedError);
 }

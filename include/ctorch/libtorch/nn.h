@@ -250,9 +250,8 @@ class LeakyReLUImpl : public ::ctorch::nn::LeakyReLU {
   CTORCH_MODULE_REPLICABLE(LeakyReLUImpl)
 
  public:
-  explicit LeakyReLUImpl(const LeakyReLUOptions& o = {}) : ::ctorch::nn::LeakyReLU(o.negative_slope()), options(o) {
-    CTORCH_CHECK_NOT_IMPLEMENTED(!o.inplace(), "LeakyReLU(inplace=true) is not implemented");
-  }
+  explicit LeakyReLUImpl(const LeakyReLUOptions& o = {})
+      : ::ctorch::nn::LeakyReLU(o.negative_slope(), o.inplace()), options(o) {}
   LeakyReLUOptions options;
 };
 TORCH_MODULE(LeakyReLU);

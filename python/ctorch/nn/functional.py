@@ -28,9 +28,8 @@ def _reduction(size_average, reduce, reduction):
 
 def leaky_relu(input, negative_slope=0.01, inplace=False):
     """input where positive, else negative_slope * input."""
-    if inplace:
-        raise NotImplementedError("ctorch: leaky_relu(inplace=True) is not implemented")
-    return _nn.leaky_relu(input, negative_slope)
+    out = _nn.leaky_relu(input, negative_slope)
+    return input.copy_(out) if inplace else out
 
 
 def relu(input, inplace=False):
