@@ -33,8 +33,13 @@ class OpenMpThreadsGuard {
     int (*get)() = nullptr;
   };
   static const Api& openmp() {
-    static const Api api{reinterpret_cast<void (*)(int)>(dlsym(RTLD_DEFAULT, "omp_set_num_threads")),
-                         reinterpret_cast<int (*)()>(dlsym(RTLD_DEFAULT, "omp_get_max_threads"))};
+    static const Api api = [] {
+      // libgomp as libdnnl loaded it (also when a Python import loaded ctorch with RTLD_LOCAL).
+      void* gomp = dlopen("libgomp.so.1", RTLD_LAZY | RTLD_NOLOAD);
+      void* where = gomp != nullptr ? gomp : RTLD_DEFAULT;
+      return Api{reinterpret_cast<void (*)(int)>(dlsym(where, "omp_set_num_threads")),
+                 reinterpret_cast<int (*)()>(dlsym(where, "omp_get_max_threads"))};
+    }();
     return api;
   }
   int previous_ = 0;  ///< the caller's count to restore (0: nothing changed)
