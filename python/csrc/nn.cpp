@@ -165,20 +165,19 @@ void bind_nn(py::module_& m) {
     return no_gil([&] { return ctorch::conv1d(x, w, bias, s, p, d, groups); });
   }, py::arg("input"), py::arg("weight"), py::arg("bias") = py::none(), py::arg("stride") = 1, py::arg("padding") = 0,
      py::arg("dilation") = 1, py::arg("groups") = 1);
-  m.def("conv_transpose2d", [ints](const Tensor& x, const Tensor& w, py::handle b, py::handle stride,
-                                   py::handle padding, py::handle output_padding, int64_t groups, py::handle dilation) {
-    Tensor bias = opt_tensor(b);
-    const std::vector<int64_t> s = ints(stride), p = ints(padding), op = ints(output_padding), d = ints(dilation);
-    return no_gil([&] { return ctorch::conv_transpose2d(x, w, bias, s, p, op, groups, d); });
-  }, py::arg("input"), py::arg("weight"), py::arg("bias") = py::none(), py::arg("stride") = 1, py::arg("padding") = 0,
-     py::arg("output_padding") = 0, py::arg("groups") = 1, py::arg("dilation") = 1);
-  m.def("conv_transpose1d", [ints](const Tensor& x, const Tensor& w, py::handle b, py::handle stride,
-                                   py::handle padding, py::handle output_padding, int64_t groups, py::handle dilation) {
-    Tensor bias = opt_tensor(b);
-    const std::vector<int64_t> s = ints(stride), p = ints(padding), op = ints(output_padding), d = ints(dilation);
-    return no_gil([&] { return ctorch::conv_transpose1d(x, w, bias, s, p, op, groups, d); });
-  }, py::arg("input"), py::arg("weight"), py::arg("bias") = py::none(), py::arg("stride") = 1, py::arg("padding") = 0,
-     py::arg("output_padding") = 0, py::arg("groups") = 1, py::arg("dilation") = 1);
+  // conv_transpose2d / conv_transpose1d: one binding over either op (the same arguments).
+  using ConvTransposeFn = Tensor (*)(const Tensor&, const Tensor&, const Tensor&, IntArrayRef, IntArrayRef,
+                                     IntArrayRef, int64_t, IntArrayRef);
+  for (auto [name, fn] : {std::pair<const char*, ConvTransposeFn>{"conv_transpose2d", &ctorch::conv_transpose2d},
+                          std::pair<const char*, ConvTransposeFn>{"conv_transpose1d", &ctorch::conv_transpose1d}}) {
+    m.def(name, [ints, fn = fn](const Tensor& x, const Tensor& w, py::handle b, py::handle stride, py::handle padding,
+                                py::handle output_padding, int64_t groups, py::handle dilation) {
+      Tensor bias = opt_tensor(b);
+      const std::vector<int64_t> s = ints(stride), p = ints(padding), op = ints(output_padding), d = ints(dilation);
+      return no_gil([&] { return fn(x, w, bias, s, p, op, groups, d); });
+    }, py::arg("input"), py::arg("weight"), py::arg("bias") = py::none(), py::arg("stride") = 1, py::arg("padding") = 0,
+       py::arg("output_padding") = 0, py::arg("groups") = 1, py::arg("dilation") = 1);
+  }
   m.def("max_pool2d_with_indices", [ints](const Tensor& x, py::handle k, py::handle stride, py::handle padding,
                                           py::handle dilation, bool ceil_mode) {
     const std::vector<int64_t> ks = ints(k), p = ints(padding), d = ints(dilation);
