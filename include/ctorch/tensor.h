@@ -147,8 +147,11 @@ class Tensor {
   void set_data(const Tensor& data) const { impl_->set_data_from(*data.impl()); }
   /// Detaches this tensor from the graph in place: it becomes a leaf that does not require grad.
   Tensor& detach_();
-  /// True when this tensor was made as a view while recording history (its base requires grad).
+  /// True when this tensor was made as a view while recording history (its base requires grad), or
+  /// is a view that an indexed write of a value requiring grad went through (Tensor._is_view).
   bool is_view() const;
+  /// The base of a view for which is_view() holds (Tensor._base); throws for other tensors.
+  const Tensor& _base() const;
   /// True when both handles refer to the same impl.
   bool is_same(const Tensor& o) const { return impl_ == o.impl_; }
   /// Number of handles sharing the impl.

@@ -130,7 +130,9 @@ void bind_tensor(py::module_& m, py::class_<Tensor>& cls) {
       .def("__repr__", [](const PyNode& n) {
         char buf[32];
         std::snprintf(buf, sizeof buf, "%p", static_cast<void*>(n.node.get()));
-        return "<" + n.node->name() + " object at " + buf + ">";
+        std::string name = n.node->name();  // Python's class name: AccumulateGrad, CopySlices
+        if (name.starts_with("torch::autograd::")) name.erase(0, std::strlen("torch::autograd::"));
+        return "<" + name + " object at " + buf + ">";
       });
 
   cls.def(py::init([](const py::args& args, const py::kwargs& kwargs) {
@@ -319,6 +321,10 @@ void bind_tensor(py::module_& m, py::class_<Tensor>& cls) {
       .def_property("data", [](const Tensor& t) { return t.detach(); },
                     [](const Tensor& t, const Tensor& d) { t.set_data(d); })
       .def_property_readonly("grad_fn", [](const Tensor& t) { return node_object(t.grad_fn()); })
+      .def("_is_view", &Tensor::is_view)
+      .def_property_readonly("_base", [](const Tensor& t) -> py::object {
+        return t.is_view() ? py::cast(t._base()) : py::none();
+      })
       .def("retain_grad", &Tensor::retain_grad)
       .def_property_readonly("retains_grad", &Tensor::retains_grad)
       .def("backward", [](const Tensor& t, py::object gradient, py::object retain_graph, bool create_graph,

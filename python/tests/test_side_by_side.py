@@ -320,6 +320,36 @@ def hooks_and_retain_grad(torch):
 
 
 @case
+def inplace_on_views(torch):
+    x = torch.tensor([[1.0, 2, 3], [4, 5, 6]], requires_grad=True)
+    b = x * 1
+    b[:, 0] += 1
+    v = b[1]
+    v.mul_(x[0])
+    (b * b).sum().backward()
+    a = torch.zeros(2, 3)
+    y = torch.tensor([1.0, 2, 3], requires_grad=True)
+    a[0] = y * 2
+    a[:, 1:][a[:, 1:] > 0] = 7
+    (a * a).sum().backward()
+    return [b, repr(b.grad_fn).split(" ")[0], repr(v.grad_fn).split(" ")[0], v._is_view(), x.grad, a, y.grad]
+
+
+@case
+def inplace_on_a_view_of_a_leaf_is_an_error(torch):
+    x = torch.ones(2, 3, requires_grad=True)
+    x[0].mul_(2)
+
+
+@case
+def inplace_with_itself_is_refused_at_backward(torch):
+    x = torch.ones(3, requires_grad=True)
+    y = x * 2
+    y.mul_(y)
+    y.sum().backward()
+
+
+@case
 def fft_transforms(torch):
     x = torch.arange(8.0)
     return [torch.fft.fft(x), torch.fft.rfft(x, norm="ortho"), torch.fft.irfft(torch.fft.rfft(x)),

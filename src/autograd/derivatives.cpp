@@ -186,15 +186,14 @@ variable_list select_slice_grad(const FormulaContext& c, const Tensor& g, bool i
 
 // as_strided's gradient: g scattered (added) into the input's storage positions, read back with
 // the input's geometry (PyTorch's as_strided_backward for an input that does not overlap itself).
+// The node keeps the input's geometry, not the input: a later write into it does not invalidate the node.
 variable_list as_strided_grad(const FormulaContext& c, const Tensor& g) {
-  const Tensor self = c.self();
   const ops::GradArgs& a = c.args();
-  const int64_t n = static_cast<int64_t>(self.impl()->storage()->nbytes() / self.element_size());
   const Tensor positions =
-      arange(n, TensorOptions().dtype(kLong).device(g.device())).as_strided(a.dims, a.strides, a.start);
-  Tensor storage = zeros({n}, g.options());
+      arange(a.self_storage, TensorOptions().dtype(kLong).device(g.device())).as_strided(a.dims, a.strides, a.start);
+  Tensor storage = zeros({a.self_storage}, g.options());
   storage.index_add_(0, positions.reshape({-1}), g.reshape({-1}));
-  return {storage.as_strided(self.sizes(), self.strides(), self.storage_offset())};
+  return {storage.as_strided(c.sizes(0), a.self_strides, a.self_offset)};
 }
 
 const char* reduction_name(const ops::GradArgs& a, const char* all, const char* dims) {
@@ -448,7 +447,7 @@ const Derivative kTable[] = {
     {on(GradFn::Slice), "slice", "SliceBackward0", {},
      [](C c, G g) -> variable_list { return select_slice_grad(c, g, false); }, true},
     {on(GradFn::Alias), "alias", "AliasBackward0", {}, [](C, G g) -> variable_list { return {g}; }, true},
-    {on(GradFn::AsStrided), "as_strided", "AsStridedBackward0", {{kSelf}}, as_strided_grad, true},
+    {on(GradFn::AsStrided), "as_strided", "AsStridedBackward0", {}, as_strided_grad, true},
 
     // Copies and in-place fills (self's old value is overwritten: its gradient is zero).
     {on(GradFn::ToCopy), "to", "ToCopyBackward0", {}, [](C, G g) -> variable_list { return {g}; }},

@@ -23,14 +23,17 @@ IntArrayRef FormulaContext::sizes(size_t i) const { return IntArrayRef(node_.inp
 
 size_t FormulaContext::num_inputs() const { return node_.input_metadata_.size(); }
 
-void FormulaNode::save(ArrayRef<const Tensor*> inputs, const Tensor& output) {
+void FormulaNode::save(ArrayRef<const Tensor*> inputs, const Tensor& output, std::optional<uint32_t> version_before) {
   uint8_t wanted = 0;  // a bit per input whose gradient is wanted
   for (size_t i = 0; i < inputs.size() && i < 8; ++i) {
     if (inputs[i]->defined() && inputs[i]->requires_grad()) wanted |= grad_of(static_cast<int>(i));
   }
   const Saves& s = derivative_.saves;
   for (size_t i = 0; i < 3 && i < inputs.size(); ++i) {
-    if ((s.input[i] & wanted) != 0) inputs_[i] = SavedVariable(*inputs[i], false);
+    if ((s.input[i] & wanted) == 0) continue;
+    const Tensor& in = *inputs[i];
+    const bool aliases_output = version_before && in.defined() && in.impl()->storage() == output.impl()->storage();
+    inputs_[i] = SavedVariable(in, false, aliases_output ? version_before : std::nullopt);
   }
   if ((s.result & wanted) != 0) result_ = SavedVariable(output, true);
 }

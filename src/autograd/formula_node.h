@@ -21,7 +21,9 @@ class FormulaNode final : public Node {
   void release_variables() override;
 
   /// Saves what the entry reads for the wanted gradients (inputs by position, the output as result).
-  void save(ArrayRef<const Tensor*> inputs, const Tensor& output);
+  /// For an in-place op, `version_before` is the output's version before the write: an input that
+  /// shares its storage is saved with it (reading it at backward raises PyTorch's error).
+  void save(ArrayRef<const Tensor*> inputs, const Tensor& output, std::optional<uint32_t> version_before);
   /// The gradient-table entry this node runs.
   const Derivative& derivative() const { return derivative_; }
 

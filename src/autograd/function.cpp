@@ -10,6 +10,7 @@
 #include <mutex>
 
 #include "autograd/meta.h"
+#include "autograd/saved_variable.h"
 #include "ctorch/autograd_function.h"
 #include "ctorch/factories.h"
 #include "ctorch/grad_mode.h"
@@ -72,11 +73,7 @@ class CustomNode final : public Node {
 void AutogradContext::save_for_backward(variable_list to_save) { to_save_ = std::move(to_save); }
 
 variable_list AutogradContext::get_saved_variables() const {
-  CTORCH_CHECK(!released_,
-               "Trying to backward through the graph a second time (or directly access saved tensors after they have "
-               "already been freed). Saved intermediate values of the graph are freed when you call .backward() or "
-               "autograd.grad(). Specify retain_graph=True if you need to backward through the graph a second time or "
-               "if you need to access saved tensors after calling backward.");
+  CTORCH_CHECK(!released_, kBackwardTwice);
   const std::shared_ptr<Node> node = node_.lock();
   if (node == nullptr) return to_save_;  // forward ran without recording
   variable_list out;
@@ -150,16 +147,18 @@ variable_list CustomFunctionCall::run() {
     if (out.is_cuda() && !node->stream_) node->stream_ = ops::stream_for(out.device());
     const bool differentiable = (is_floating_point(out.dtype()) || is_complex(out.dtype())) &&
                                 !ctx->non_differentiable_.count(out.impl());
-    bool is_input = false;
-    for (const Tensor& in : inputs) is_input = is_input || (in.defined() && in.is_same(out));
+    const Tensor* same_input = nullptr;
+    for (const Tensor& in : inputs) {
+      if (same_input == nullptr && in.defined() && in.is_same(out)) same_input = &in;
+    }
     if (ctx->dirty_.count(out.impl())) {
       AutogradMeta* meta = meta_of(out);
       CTORCH_CHECK(!(out.requires_grad() && (meta == nullptr || !meta->grad_fn)),
                    "a leaf Variable that requires grad has been used in an in-place operation.");
-    } else if (is_input) {
+    } else if (same_input != nullptr) {
       NoGradGuard no_grad;  // an input returned as is: the output is a new view of it (PyTorch's view_as)
       out = out.as_strided(out.sizes(), out.strides(), out.storage_offset());
-      if (differentiable) materialize_meta(out).is_view = true;
+      if (differentiable) make_view_of(out, *same_input);
     }
     if (!differentiable) continue;
     AutogradMeta& meta = materialize_meta(out);

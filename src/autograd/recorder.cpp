@@ -2,8 +2,10 @@
 // call, links it to the inputs' gradient edges and makes it the output's grad_fn.
 #include <atomic>
 #include <sstream>
+#include <string_view>
 
 #include "autograd/accumulate_grad.h"
+#include "autograd/copy_slices.h"
 #include "autograd/formula_node.h"
 #include "autograd/meta.h"
 #include "ctorch/autograd.h"
@@ -31,7 +33,9 @@ std::shared_ptr<Node> grad_accumulator(const Tensor& t) {
 
 Edge gradient_edge(const Tensor& t) {
   if (!t.defined()) return {};
-  if (AutogradMeta* meta = meta_of(t); meta != nullptr && meta->grad_fn) return {meta->grad_fn, meta->output_nr};
+  if (AutogradMeta* meta = meta_of(t); meta != nullptr) {
+    if (const std::shared_ptr<Node>& fn = current_grad_fn(t, *meta)) return {fn, meta->output_nr};
+  }
   if (t.requires_grad()) return {grad_accumulator(t), 0};
   return {};
 }
@@ -73,33 +77,69 @@ class Recorder final : public ops::GradRecorder {
  public:
   void check_inplace(const Tensor& self) override {
     AutogradMeta* meta = meta_of(self);
-    const bool leaf = meta == nullptr || !meta->grad_fn;
-    CTORCH_CHECK(!(leaf && self.requires_grad()),
+    if (meta != nullptr && meta->view_base.defined()) {
+      const Tensor& base = meta->view_base;
+      AutogradMeta* base_meta = meta_of(base);
+      CTORCH_CHECK(!(base.requires_grad() && (base_meta == nullptr || !base_meta->grad_fn)),
+                   "a view of a leaf Variable that requires grad is being used in an in-place operation.");
+      return;
+    }
+    CTORCH_CHECK(!((meta == nullptr || !current_grad_fn(self, *meta)) && self.requires_grad()),
                  "a leaf Variable that requires grad is being used in an in-place operation.");
-    CTORCH_CHECK_NOT_IMPLEMENTED(
-        meta == nullptr || !meta->is_view,
-        "ctorch: an in-place operation on a view of a tensor that requires grad is not supported yet (PyTorch "
-        "rewrites the base's history, CopySlices); write into the base, or use an out-of-place op");
-    // Writing a value that requires grad into part of a tensor that does not: PyTorch records it
-    // on the base (CopySlices); ctorch would record it on the view only, so it refuses.
-    CTORCH_CHECK_NOT_IMPLEMENTED(
-        self.requires_grad() || !is_part_of_storage(self),
-        "ctorch: writing a tensor that requires grad into a view of a tensor that does not (x[i] = y) is not "
-        "supported yet: the base would not record it (PyTorch's CopySlices); build the result with cat, stack or "
-        "index_put instead");
+    // A view that does not record its base (made under no_grad, or of a tensor that did not require
+    // grad) cannot give the base the history of a value that requires grad.
+    CTORCH_CHECK_NOT_IMPLEMENTED(self.requires_grad() || !is_part_of_storage(self),
+                 "ctorch: writing a tensor that requires grad into a view whose base does not record it (a view made "
+                 "under no_grad, or of a tensor that did not require grad) is not supported; write with index_put_ "
+                 "(x[i] = y) on the base, which records the write on it, or build the result with cat or stack");
   }
 
   bool needs_original_self(ops::GradFn fn, const ops::GradArgs& args) const override {
     return derivative_of(fn, args)->saves.input[0] != 0;  // its formula reads self
-
   }
 
   void record(ops::GradFn fn, ArrayRef<const Tensor*> inputs, Tensor& output, const ops::GradArgs& args) override {
-    if (!output.defined() || !differentiable(output.dtype())) return;
-    bool any = false;
-    for (const Tensor* t : inputs) any = any || (t->defined() && t->requires_grad());
-    if (!any) return;
+    if (!output.defined() || !differentiable(output.dtype()) || !any_requires_grad(inputs)) return;
     const Derivative& d = *derivative_of(fn, args);
+    std::shared_ptr<FormulaNode> node = make_node(d, inputs, output, args, std::nullopt);
+    AutogradMeta& meta = materialize_meta(output);
+    meta.grad_fn = std::move(node);
+    meta.output_nr = 0;
+    if (d.is_view) make_view_of(output, *inputs[0]);
+    output.impl()->set_requires_grad(true);
+  }
+
+  void record_inplace(ops::GradFn fn, ArrayRef<const Tensor*> inputs, Tensor& self, const ops::GradArgs& args,
+                      uint32_t version_before) override {
+    if (!differentiable(self.dtype()) || !any_requires_grad(inputs)) return;
+    const Derivative& d = *derivative_of(fn, args);
+    std::shared_ptr<FormulaNode> node = make_node(d, inputs, self, args, version_before);
+    AutogradMeta& meta = materialize_meta(self);
+    if (meta.view_base.defined()) {
+      rebase_history(self, std::move(node));  // Note [In-place on views]
+      return;
+    }
+    set_inplace_history(meta, std::move(node));
+    self.impl()->set_requires_grad(true);
+  }
+
+  void track_view(const Tensor& view, const Tensor& base) override {
+    if (!view.is_same(base) && !view.requires_grad()) make_view_of(view, base);
+  }
+
+ private:
+  static bool any_requires_grad(ArrayRef<const Tensor*> inputs) {
+    for (const Tensor* t : inputs) {
+      if (t->defined() && t->requires_grad()) return true;
+    }
+    return false;
+  }
+
+  // The node of one call; operands that share an in-place output's storage are saved with the
+  // version it had before the write.
+  static std::shared_ptr<FormulaNode> make_node(const Derivative& d, ArrayRef<const Tensor*> inputs,
+                                                const Tensor& output, const ops::GradArgs& args,
+                                                std::optional<uint32_t> version_before) {
     auto node = std::make_shared<FormulaNode>(d, args, d.pick_node != nullptr ? d.pick_node(args, inputs) : d.node);
     node->next_edges_.reserve(inputs.size());
     node->input_metadata_.reserve(inputs.size());
@@ -107,20 +147,21 @@ class Recorder final : public ops::GradRecorder {
       node->next_edges_.push_back(t->defined() && t->requires_grad() ? gradient_edge(*t) : Edge{});
       node->input_metadata_.push_back(InputMetadata::of(*t));
     }
-    node->save(inputs, output);
+    node->save(inputs, output, version_before);
     if (output.is_cuda()) node->stream_ = ops::stream_for(output.device());
     if (AnomalyMode::is_enabled()) node->forward_trace_ = forward_trace();
-    AutogradMeta& meta = materialize_meta(output);
-    meta.grad_fn = std::move(node);
-    meta.output_nr = 0;
-    if (d.is_view) meta.is_view = true;
-    output.impl()->set_requires_grad(true);
+    return node;
   }
 };
 
 std::string grad_fn_name(const Tensor& t) {
   AutogradMeta* meta = meta_of(t);
-  return meta != nullptr && meta->grad_fn ? meta->grad_fn->name() : std::string();
+  if (meta == nullptr) return std::string();
+  const std::shared_ptr<Node>& fn = current_grad_fn(t, *meta);
+  if (!fn) return std::string();
+  std::string name = fn->name();  // the repr shows Python's class name: CopySlices, not torch::autograd::CopySlices
+  constexpr std::string_view kPrefix = "torch::autograd::";
+  return name.starts_with(kPrefix) ? name.substr(kPrefix.size()) : name;
 }
 
 // Installs the recorder and the repr's grad_fn lookup when the library loads.

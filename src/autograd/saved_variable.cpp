@@ -8,11 +8,11 @@
 
 namespace ctorch::autograd {
 
-SavedVariable::SavedVariable(const Tensor& t, bool is_output) {
+SavedVariable::SavedVariable(const Tensor& t, bool is_output, std::optional<uint32_t> version) {
   if (!t.defined()) return;
   saved_ = true;
   is_output_ = is_output;
-  version_ = t._version();
+  version_ = version.value_or(t._version());
   data_ = is_output ? t.detach() : t;
 }
 
@@ -24,11 +24,7 @@ void SavedVariable::reset() {
 
 Tensor SavedVariable::unpack(const std::shared_ptr<Node>& owner, const char* node_name) const {
   if (!saved_) return Tensor();
-  CTORCH_CHECK(!released_,
-               "Trying to backward through the graph a second time (or directly access saved tensors after they "
-               "have already been freed). Saved intermediate values of the graph are freed when you call "
-               ".backward() or autograd.grad(). Specify retain_graph=True if you need to backward through the graph "
-               "a second time or if you need to access saved tensors after calling backward.");
+  CTORCH_CHECK(!released_, kBackwardTwice);
   if (data_._version() != version_) {
     std::ostringstream os;
     os << "one of the variables needed for gradient computation has been modified by an inplace operation: ["
@@ -36,7 +32,7 @@ Tensor SavedVariable::unpack(const std::shared_ptr<Node>& owner, const char* nod
        << data_.sizes() << "]";
     if (is_output_) {
       os << ", which is output " << output_nr_ << " of " << node_name << ",";
-    } else if (AutogradMeta* meta = meta_of(data_); meta != nullptr && meta->grad_fn) {
+    } else if (AutogradMeta* meta = meta_of(data_); meta != nullptr && current_grad_fn(data_, *meta)) {
       os << ", which is output " << meta->output_nr << " of " << meta->grad_fn->name() << ",";  // its current producer
     }
     os << " is at version " << data_._version() << "; expected version " << version_ << " instead. Hint: ";

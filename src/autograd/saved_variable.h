@@ -2,18 +2,27 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 
 #include "ctorch/autograd_node.h"
 #include "ctorch/tensor.h"
 
 namespace ctorch::autograd {
 
+/// PyTorch's ERR_BACKWARD_TWICE: a graph's saved values were freed by an earlier backward.
+inline constexpr const char* kBackwardTwice =
+    "Trying to backward through the graph a second time (or directly access saved tensors after they have already "
+    "been freed). Saved intermediate values of the graph are freed when you call .backward() or autograd.grad(). "
+    "Specify retain_graph=True if you need to backward through the graph a second time or if you need to access "
+    "saved tensors after calling backward.";
+
 /// A saved input or output of a recorded op (torch's SavedVariable).
 class SavedVariable {
  public:
   SavedVariable() = default;
   /// Saves `t`; an output of the recording node is kept without its history (no reference cycle).
-  SavedVariable(const Tensor& t, bool is_output);
+  /// `version` is the one a later read expects (default: t's version now).
+  SavedVariable(const Tensor& t, bool is_output, std::optional<uint32_t> version = std::nullopt);
 
   /// The saved tensor; throws PyTorch's error when it was released or modified in place since.
   /// An output gets `owner` as its grad_fn again when the graph is being differentiated (create_graph).

@@ -1,5 +1,7 @@
 // Tensor's autograd methods (declared in ctorch/tensor.h): grad, grad_fn, backward, hooks.
 #include "autograd/meta.h"
+
+#include <utility>
 #include "ctorch/autograd.h"
 #include "ctorch/warning.h"
 
@@ -41,7 +43,7 @@ Tensor& Tensor::mutable_grad() const { return materialize_meta(*this).grad; }
 
 const std::shared_ptr<autograd::Node>& Tensor::grad_fn() const {
   AutogradMeta* meta = meta_of(*this);
-  return meta != nullptr ? meta->grad_fn : kNoNode;
+  return meta != nullptr ? autograd::current_grad_fn(*this, *meta) : kNoNode;
 }
 
 bool Tensor::is_leaf() const { return grad_fn() == nullptr; }
@@ -53,7 +55,13 @@ int64_t Tensor::output_nr() const {
 
 bool Tensor::is_view() const {
   AutogradMeta* meta = meta_of(*this);
-  return meta != nullptr && meta->is_view;
+  return meta != nullptr && meta->view_base.defined();
+}
+
+const Tensor& Tensor::_base() const {
+  AutogradMeta* meta = meta_of(*this);
+  CTORCH_CHECK(meta != nullptr && meta->view_base.defined(), "Can't get base of non-view Tensor");
+  return meta->view_base;
 }
 
 void Tensor::retain_grad() const {
@@ -65,19 +73,7 @@ void Tensor::retain_grad() const {
     if (meta.retains_grad) return;
     meta.retains_grad = true;
   }
-  // The hook lives on grad_fn, which may outlive the tensor: it holds the tensor's state weakly.
-  std::weak_ptr<AutogradMeta> weak = meta.weak_from_this();
-  meta.grad_fn->add_pre_hook(meta.output_nr, [weak](const Tensor& g) {
-    std::shared_ptr<AutogradMeta> m = weak.lock();
-    if (m == nullptr) return Tensor();
-    std::lock_guard<std::mutex> lock(m->mutex);  // backward passes in other threads may reach it too
-    if (!m->grad.defined()) {
-      m->grad = GradMode::is_enabled() ? g.clone() : g.detach().clone();
-    } else {
-      m->grad = m->grad + g;
-    }
-    return Tensor();
-  });
+  autograd::install_retain_grad_hook(meta);
 }
 
 bool Tensor::retains_grad() const {
@@ -127,6 +123,31 @@ Tensor& Tensor::detach_() {
 }  // namespace ctorch::api
 
 namespace ctorch::autograd {
+
+void install_retain_grad_hook(AutogradMeta& meta) {
+  // The hook lives on grad_fn, which may outlive the tensor: it holds the tensor's state weakly.
+  std::weak_ptr<AutogradMeta> weak = meta.weak_from_this();
+  meta.retain_grad_hook = meta.grad_fn->add_pre_hook(meta.output_nr, [weak](const Tensor& g) {
+    std::shared_ptr<AutogradMeta> m = weak.lock();
+    if (m == nullptr) return Tensor();
+    std::lock_guard<std::mutex> lock(m->mutex);  // backward passes in other threads may reach it too
+    if (!m->grad.defined()) {
+      m->grad = GradMode::is_enabled() ? g.clone() : g.detach().clone();
+    } else {
+      m->grad = m->grad + g;
+    }
+    return Tensor();
+  });
+}
+
+void set_inplace_history(AutogradMeta& meta, std::shared_ptr<Node> fn) {
+  std::shared_ptr<Node> old = std::exchange(meta.grad_fn, std::move(fn));
+  meta.output_nr = 0;
+  if (meta.retains_grad && old != nullptr) {  // the tensor's gradient is that of its newest value
+    old->remove_pre_hook(meta.retain_grad_hook);
+    install_retain_grad_hook(meta);
+  }
+}
 
 void adopt(const Tensor& dst, const Tensor& src) {
   dst.set_data(src);

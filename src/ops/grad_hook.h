@@ -11,7 +11,10 @@
 //   nothing themselves: the ops they call record, as PyTorch's composite ops do.
 // - In-place ops call `recorded_inplace(...)`: the recorder first checks that `self` may be
 //   written (a leaf that requires grad may not), before anything runs; an op whose formula needs
-//   the value `self` had before the write gets a recorded clone of it as its input.
+//   the value `self` had before the write gets a recorded clone of it as its input. Another
+//   operand that shares self's storage is saved with self's version before the write, so reading
+//   it at backward raises PyTorch's "modified by an inplace operation" error (`y.mul_(y)`). A write
+//   into a view rebases its base's history (autograd/copy_slices.h, PyTorch's CopySlices).
 #pragma once
 
 #include <initializer_list>
@@ -87,6 +90,8 @@ struct GradArgs {
   std::optional<Scalar> lo, hi;
   DimVector dims;
   DimVector strides;  ///< AsStrided
+  DimVector self_strides;  ///< AsStrided: the input's strides (its geometry is saved, not the input)
+  int64_t self_offset = 0, self_storage = 0;  ///< AsStrided: the input's storage offset and storage size (elements)
   int64_t dim = 0, dim1 = 0, start = 0, end = 0, step = 1;
   int64_t correction = 1;
   double p = 2;
@@ -110,6 +115,13 @@ class GradRecorder {
   virtual void check_inplace(const Tensor& self) = 0;
   /// Records one call: `output` (a fresh result, or self of an in-place op) gets the node.
   virtual void record(GradFn fn, ArrayRef<const Tensor*> inputs, Tensor& output, const GradArgs& args) = 0;
+  /// Records an in-place call on `self`: inputs[0] is self's history before the write; operands that
+  /// share self's storage are saved with `version_before`; a view's base gets the history (CopySlices).
+  virtual void record_inplace(GradFn fn, ArrayRef<const Tensor*> inputs, Tensor& self, const GradArgs& args,
+                              uint32_t version_before) = 0;
+  /// Makes `view` (of `base`) a view whose in-place writes record on `base` even though neither
+  /// requires grad yet (x[i] = y with y requiring grad: set_item calls it).
+  virtual void track_view(const Tensor& view, const Tensor& base) = 0;
   /// True when formula `fn` needs the value `self` had before an in-place write.
   virtual bool needs_original_self(GradFn fn, const GradArgs& args) const = 0;
 };
@@ -159,36 +171,25 @@ template <class Impl, class Args>
   GradArgs args;
   make_args(args);
   Tensor original = self;  // its history is the node's first input
-  // Other operands that share self's storage are read by the formula after the write: they get
-  // recorded clones too (`y.mul_(y)` differentiates as y * y).
-  Tensor other_copies[2];
-  const Tensor* other_inputs[2] = {nullptr, nullptr};
-  size_t n_others = 0;
-  for (const Tensor* o : others) other_inputs[n_others++] = o;
   if (r != nullptr) {
     r->check_inplace(self);
-    if (r->needs_original_self(fn, args)) {
-      original = self.clone();  // recorded: CloneBackward0
-      for (size_t i = 0; i < n_others; ++i) {
-        const Tensor* o = other_inputs[i];
-        if (o->defined() && o->impl()->storage().get() == self.impl()->storage().get()) {
-          other_copies[i] = o->clone();
-          other_inputs[i] = &other_copies[i];
-        }
-      }
-    }
+    if (r->needs_original_self(fn, args)) original = self.clone();  // recorded: CloneBackward0
   }
+  const uint32_t version_before = self._version();
   {
     AutoGradMode below(false);
     impl();
   }
   if (r != nullptr) {
-    if (n_others == 0) {
-      r->record(fn, {&original}, self, args);
-    } else if (n_others == 1) {
-      r->record(fn, {&original, other_inputs[0]}, self, args);
+    const Tensor* o[2] = {nullptr, nullptr};
+    size_t n = 0;
+    for (const Tensor* t : others) o[n++] = t;
+    if (n == 0) {
+      r->record_inplace(fn, {&original}, self, args, version_before);
+    } else if (n == 1) {
+      r->record_inplace(fn, {&original, o[0]}, self, args, version_before);
     } else {
-      r->record(fn, {&original, other_inputs[0], other_inputs[1]}, self, args);
+      r->record_inplace(fn, {&original, o[0], o[1]}, self, args, version_before);
     }
   }
   return self;

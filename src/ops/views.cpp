@@ -145,6 +145,9 @@ Tensor Tensor::as_strided(IntArrayRef size, IntArrayRef stride, std::optional<in
                          a.dims = DimVector(size);
                          a.strides = DimVector(stride);
                          a.start = offset;
+                         a.self_strides = DimVector(this->strides());
+                         a.self_offset = this->storage_offset();
+                         a.self_storage = static_cast<int64_t>(impl()->storage()->nbytes() / element_size());
                        });
 }
 

@@ -544,15 +544,21 @@ TEST(AutogradInPlace, NeedingTheOriginalValue) {
   expect_near(x.grad(), {std::sin(1.0), std::sin(2.0)});
 }
 
-TEST(AutogradInPlace, InPlaceWithItselfAsTheOtherOperandDifferentiatesTheProduct) {
-  // PyTorch 1.13 saves `other` (here self) before mul_ writes it and then refuses the backward
-  // (version 1, expected 0). ctorch records a clone of an operand that shares self's storage, so
-  // y.mul_(y) differentiates as y * y: a superset of PyTorch's behaviour, never a wrong gradient.
+TEST(AutogradInPlace, InPlaceWithItselfAsTheOtherOperandRefusesTheBackwardAsPyTorchDoes) {
+  // PyTorch 1.13 saves `other` (here self) before mul_ writes it, then refuses the backward.
   Tensor x = leaf({0.5, 1.0});
   Tensor y = x * 1;
   y.mul_(y);
-  y.sum().backward();
-  expect_near(x.grad(), {1.0, 2.0});
+  EXPECT_EQ(name_of(y), "MulBackward0");
+  EXPECT_EQ(error_of([&] { y.sum().backward(); }),
+                    "one of the variables needed for gradient computation has been modified by an inplace operation: "
+                    "[torch.DoubleTensor [2]], which is output 0 of MulBackward0, is at version 1; expected version 0 "
+                    "instead. Hint: enable anomaly detection to find the operation that failed to compute its "
+                    "gradient, with torch.autograd.set_detect_anomaly(True).");
+  // An operand aliasing another part of self's storage is refused the same way: x[0] *= x[1].
+  Tensor z = x * 1;
+  z.select(0, 0).mul_(z.select(0, 1));
+  EXPECT_THROW(z.sum().backward(), Error);
 }
 
 TEST(AutogradInPlace, CopyIntoANonLeafRoutesTheGradientToTheSource) {

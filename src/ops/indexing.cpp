@@ -3,7 +3,9 @@
 // Follows PyTorch 1.13's aten/src/ATen/TensorIndexing.h (get_item, set_item, applySlicing,
 // copy_to): basic indices give a view sharing storage with self (index_put_ writes through it with
 // copy_ / fill_); booleans and tensor indices are collected and passed, with that view, to
-// advanced indexing (ctorch::index / Tensor::index_put_ with optional tensors, src/ops/index_ops.cpp).
+// advanced indexing (ctorch::index / Tensor::index_put_ with optional tensors, index_ops.cpp). A
+// value that requires grad written through a view of self records the write on self (Note
+// [In-place on views], autograd/copy_slices.h).
 #include "ctorch/indexing.h"
 
 #include <cstring>
@@ -13,16 +15,12 @@
 
 #include "ctorch/factories.h"
 #include "ctorch/ops.h"
+#include "ops/grad_hook.h"
 
 namespace ctorch::inline api {
 namespace {
 
 using Kind = TensorIndex::Kind;
-
-Tensor alias_of(const Tensor& t) {
-  return Tensor(IntrusivePtr<TensorImpl>::make(t.impl()->storage(), t.dtype(), t.sizes(), t.strides(),
-                                               t.storage_offset()));
-}
 
 // impl::applySelect: bounds are reported against `real_dim`, the position in the index list.
 Tensor apply_select(const Tensor& t, int64_t dim, int64_t index, int64_t real_dim) {
@@ -132,8 +130,11 @@ IntArrayRef strip_leading_ones(IntArrayRef sizes) {
   return IntArrayRef(sizes.data() + first, sizes.size() - first);
 }
 
-// copy_to: dst = src with numpy assignment broadcasting.
-void copy_to(Tensor dst, const Tensor& src) {
+// copy_to: dst (a view of self) = src with numpy assignment broadcasting.
+void copy_to(Tensor dst, const Tensor& src, const Tensor& self) {
+  if (src.requires_grad() && GradMode::is_enabled()) {
+    if (ops::GradRecorder* r = ops::grad_recorder()) r->track_view(dst, self);
+  }
   if (dst.sizes() == src.sizes()) {
     dst.copy_(src);
   } else if (src.dim() == 0 && src.is_cpu()) {
@@ -204,7 +205,7 @@ Tensor Tensor::index(ArrayRef<TensorIndex> indices) const {
       case Kind::None:
         return unsqueeze(0);
       case Kind::Ellipsis:
-        return alias_of(*this);
+        return alias();
       case Kind::Boolean: {
         const Tensor result = unsqueeze(0);
         return ctorch::index(result, {bool_index_tensor(result, idx.boolean())});
@@ -217,7 +218,7 @@ Tensor Tensor::index(ArrayRef<TensorIndex> indices) const {
   Tensor sliced = apply_slicing(*this, indices, tensor_indices);
   if (!any_defined(tensor_indices)) {
     // Like Python, always a new tensor object, even for x[...] or x[:].
-    return sliced.is_same(*this) ? alias_of(sliced) : sliced;
+    return sliced.is_same(*this) ? sliced.alias() : sliced;
   }
   return ctorch::index(sliced, tensor_indices);
 }
@@ -229,19 +230,19 @@ Tensor& Tensor::index_put_(ArrayRef<TensorIndex> indices, const Tensor& value) {
     const TensorIndex& idx = indices[0];
     switch (idx.kind()) {
       case Kind::Boolean:
-        if (idx.boolean()) copy_to(unsqueeze(0), value);
+        if (idx.boolean()) copy_to(unsqueeze(0), value, *this);
         return *this;
       case Kind::Ellipsis:
-        copy_to(*this, value);
+        copy_to(*this, value, *this);
         return *this;
       case Kind::None:
-        copy_to(unsqueeze(0), value);
+        copy_to(unsqueeze(0), value, *this);
         return *this;
       case Kind::Integer:
-        copy_to(apply_select(*this, 0, idx.integer(), 0), value);
+        copy_to(apply_select(*this, 0, idx.integer(), 0), value, *this);
         return *this;
       case Kind::Slice:
-        copy_to(apply_slice(*this, 0, idx.slice()), value);
+        copy_to(apply_slice(*this, 0, idx.slice()), value, *this);
         return *this;
       case Kind::Tensor:
         break;
@@ -250,11 +251,14 @@ Tensor& Tensor::index_put_(ArrayRef<TensorIndex> indices, const Tensor& value) {
   std::vector<std::optional<Tensor>> tensor_indices;
   Tensor sliced = apply_slicing(*this, indices, tensor_indices);
   if (!any_defined(tensor_indices)) {
-    copy_to(sliced, value);
+    copy_to(sliced, value, *this);
     return *this;
   }
   const IntArrayRef stripped = strip_leading_ones(value.sizes());
   const Tensor values = stripped.size() == value.sizes().size() ? value : value.view(stripped);
+  if (values.requires_grad() && GradMode::is_enabled()) {
+    if (ops::GradRecorder* r = ops::grad_recorder()) r->track_view(sliced, *this);
+  }
   sliced.index_put_(tensor_indices, values);
   return *this;
 }
