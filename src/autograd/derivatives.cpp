@@ -196,6 +196,30 @@ variable_list as_strided_grad(const FormulaContext& c, const Tensor& g) {
   return {storage.as_strided(c.sizes(0), a.self_strides, a.self_offset)};
 }
 
+// prod's gradient: d/dx_j is the product of the other factors, result / x_j while no factor is
+// zero (PyTorch's prod_backward). With zeros it is the product of the nonzero factors besides x_j
+// times that of the zero ones besides x_j, the latter written as 1, the one other zero's value, or
+// 0, so that second derivatives hold too (PyTorch's cumprod formula, without a cumprod).
+variable_list prod_grad(const FormulaContext& c, const Tensor& g) {
+  const Tensor self = c.self();
+  const Tensor up = unreduce(c, g);
+  const Tensor is_zero = self.eq(0);
+  if (!is_zero.any().item<bool>()) return {up * unreduce(c, c.result()) / self};
+  const ops::GradArgs& a = c.args();
+  auto reduce = [&](const Tensor& t, bool product) {
+    if (a.dims.empty()) return product ? t.prod() : t.sum();
+    return product ? t.prod(a.dims[0], a.keepdim) : t.sum(a.dims, a.keepdim);
+  };
+  const Tensor zero_f = is_zero.to(self.dtype());
+  const Tensor nonzero = where(is_zero, ones_like(self), self);
+  const Tensor zero_values = self * zero_f;                                     // 0, with gradient 1 at the zeros
+  const Tensor other_zeros = unreduce(c, reduce(zero_f, false)) - zero_f;         // zero factors besides x_j
+  const Tensor other_zero_value = unreduce(c, reduce(zero_values, false)) - zero_values;
+  const Tensor zero_part =
+      where(other_zeros.eq(0), ones_like(self), where(other_zeros.eq(1), other_zero_value, zeros_like(self)));
+  return {up * unreduce(c, reduce(nonzero, true)) / nonzero * zero_part};
+}
+
 const char* reduction_name(const ops::GradArgs& a, const char* all, const char* dims) {
   return a.dims.empty() ? all : dims;
 }
@@ -326,16 +350,8 @@ const Derivative kTable[] = {
        return {unreduce(c, g) / static_cast<double>(reduced_count(c.sizes(0), c.args().dims))};
      },
      false, [](const ops::GradArgs& a, auto) { return reduction_name(a, "MeanBackward0", "MeanBackward1"); }},
-    {on(GradFn::Prod), "prod", "ProdBackward0", {{kSelf}, kSelf},
-     [](C c, G g) -> variable_list {
-       // d prod / d x_i = prod / x_i while no factor is zero; PyTorch's zero-aware formula (products
-       // of the other factors) is not here yet, and a zero factor raises rather than giving NaN.
-       const Tensor self = c.self();
-       CTORCH_CHECK_NOT_IMPLEMENTED(!self.eq(0).any().item<bool>(),
-                                    "ctorch: the gradient of prod over a zero factor is not implemented yet");
-       return {unreduce(c, g * c.result()) / self};
-     },
-     false, [](const ops::GradArgs& a, auto) { return reduction_name(a, "ProdBackward0", "ProdBackward1"); }},
+    {on(GradFn::Prod), "prod", "ProdBackward0", {{kSelf}, kSelf}, prod_grad, false,
+     [](const ops::GradArgs& a, auto) { return reduction_name(a, "ProdBackward0", "ProdBackward1"); }},
     {on(GradFn::Norm), "norm", "NormBackward0", {{kSelf}, kSelf}, norm_grad, false,
      [](const ops::GradArgs& a, auto) { return reduction_name(a, "NormBackward0", "NormBackward1"); }},
     {on(GradFn::Var), "var", "VarBackward0", {{kSelf}},

@@ -534,6 +534,26 @@ TEST_P(AutogradDevice, AnomalyModeNamesTheNodeOnTheDevice) {
   EXPECT_THAT(e, HasSubstr("Function 'SqrtBackward0' returned nan values in its 0th output."));
 }
 
+TEST_P(AutogradDevice, ProdGradientOverZeroFactorsIsThatOfTheOtherFactors) {
+  // Rows with 1, 2, 0 and 3 zero factors; python3-torch 1.13.1 gives the same gradients.
+  const Tensor x0 = tensor({1.5, 0.0, 3.0, 0.0, 0.0, 2.0, 2.0, 3.0, 4.0, 0.0, 0.0, 0.0}, on_device(kDouble)).view({4, 3});
+  Tensor x = x0.clone().requires_grad_();
+  x.prod(1).sum().backward();
+  EXPECT_TRUE(allclose(x.grad().cpu(), tensor({0.0, 4.5, 0.0, 0.0, 0.0, 0.0, 12.0, 8.0, 6.0, 0.0, 0.0, 0.0}, kDouble).view({4, 3})));
+  Tensor y = x0.select(0, 0).clone().requires_grad_();
+  y.prod().backward();
+  EXPECT_TRUE(allclose(y.grad().cpu(), tensor({0.0, 4.5, 0.0}, kDouble)));
+  EXPECT_EQ(y.prod().grad_fn()->name(), "ProdBackward0");
+  // Second derivatives too: with two zeros in a row, d2/dx_i dx_k of the zeros is the other factor.
+  auto by_rows = [](const variable_list& v) { return variable_list{v[0].prod(1)}; };
+  auto all = [](const variable_list& v) { return variable_list{v[0].prod()}; };
+  EXPECT_TRUE(autograd::gradcheck(by_rows, {x0.clone().requires_grad_()}));
+  EXPECT_TRUE(autograd::gradgradcheck(by_rows, {x0.clone().requires_grad_()}));
+  EXPECT_TRUE(autograd::gradcheck(all, {x0.slice(0, 0, 2).clone().requires_grad_()}));
+  EXPECT_TRUE(autograd::gradgradcheck(all, {x0.slice(0, 0, 2).clone().requires_grad_()}));
+  EXPECT_TRUE(autograd::gradgradcheck(all, {x0.select(0, 1).clone().requires_grad_()}));
+}
+
 CTORCH_INSTANTIATE_DEVICE_TESTS(AutogradDevice);
 
 class AutogradCuda : public DeviceTest {};

@@ -343,7 +343,8 @@ TEST(AutogradMore, ProdGradientAndRandomInPlaceOps) {
 namespace {
 
 TEST(AutogradMore, WritingAGradValueIntoASliceOfAPlainTensorIsRefused) {
-  // PyTorch would give `buffer` the history (CopySlices); ctorch refuses rather than lose it.
+  // A view of a plain tensor made outside set_item does not know its base: PyTorch would give `buffer`
+  // the history (CopySlices); ctorch refuses rather than lose it (buffer.index_put_ records it).
   Tensor y = ones({2}).requires_grad_();
   Tensor buffer = zeros({4});
   EXPECT_THROW(buffer.narrow(0, 1, 2).copy_(y * 2), NotImplementedError);
