@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs the Debian packages ctorch's build, tests and benchmarks need. Idempotent; run as root.
-# Usage: scripts/install-deps.sh [--bench]   (--bench also installs libtorch-dev for comparisons)
+# Usage: scripts/install-deps.sh [--bench | --demo]   (--bench also installs libtorch-dev for comparisons;
+# --demo only what the library, the tour and the Python package need: no test tools, no PyTorch, no browser)
 set -euo pipefail
 # libgloo-dev: collectives for the cpu/emulated process group (src/distributed).
 # zlib1g-dev: CRCs of PyTorch zip checkpoints (src/serialize).
@@ -12,6 +13,10 @@ set -euo pipefail
 packages=(cmake g++ make libgtest-dev libgmock-dev libbenchmark-dev libopenblas-pthread-dev libopenblas-dev nlohmann-json3-dev zlib1g-dev libgloo-dev libfftw3-dev libdnnl-dev pkg-config chromium
           python3-dev pybind11-dev libdlpack-dev python3-pytest python3-numpy python3-torch)
 if [[ "${1:-}" == "--bench" ]]; then packages+=(libtorch-dev); fi
+if [[ "${1:-}" == "--demo" ]]; then
+  packages=(cmake g++ make libopenblas-pthread-dev libopenblas-dev nlohmann-json3-dev zlib1g-dev libgloo-dev libfftw3-dev
+            libdnnl-dev pkg-config python3-dev pybind11-dev libdlpack-dev)
+fi
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
