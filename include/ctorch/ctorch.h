@@ -54,6 +54,7 @@
 #include "ctorch/nvtx.h"
 #include "ctorch/ops.h"
 #include "ctorch/optim.h"
+#include "ctorch/ordered_dict.h"
 #include "ctorch/parallel.h"
 #include "ctorch/normalization.h"
 #include "ctorch/pooling.h"

@@ -10,12 +10,13 @@
 #include <utility>
 #include <vector>
 
+#include "ctorch/ordered_dict.h"
 #include "ctorch/tensor.h"
 
 namespace ctorch::nn {
 
-/// An ordered name -> tensor list (state_dict, named_parameters).
-using NamedTensors = std::vector<std::pair<std::string, Tensor>>;
+/// An ordered name -> tensor dict (state_dict, named_parameters; libtorch's OrderedDict<string, Tensor>).
+using NamedTensors = OrderedDict<std::string, Tensor>;
 
 /// The base of every layer: owns named parameters, buffers and children, in registration order.
 class Module : public std::enable_shared_from_this<Module> {
@@ -122,9 +123,9 @@ class Module : public std::enable_shared_from_this<Module> {
   Tensor registered_buffer(const std::string& name) const;
 
   /// Registered parameters (name, tensor) in order.
-  NamedTensors parameters_;
+  std::vector<std::pair<std::string, Tensor>> parameters_;
   /// Registered buffers in order.
-  NamedTensors buffers_;
+  std::vector<std::pair<std::string, Tensor>> buffers_;
 
  private:
   void add_child(std::string name, std::shared_ptr<Module> module);

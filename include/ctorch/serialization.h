@@ -21,6 +21,7 @@
 
 #include "ctorch/device.h"
 #include "ctorch/error.h"
+#include "ctorch/ordered_dict.h"
 #include "ctorch/tensor.h"
 
 namespace ctorch::serialization {
@@ -55,6 +56,8 @@ class Value {
   Value(Tensor v, bool is_parameter = false) : data_(TensorBox{std::move(v), is_parameter}) {}  // NOLINT
   /// An OrderedDict of name -> tensor (a module's state_dict()).
   Value(const std::vector<std::pair<std::string, Tensor>>& state_dict);  // NOLINT
+  /// A module's state_dict() (an OrderedDict of name -> tensor).
+  Value(const OrderedDict<std::string, Tensor>& state_dict) : Value(state_dict.pairs()) {}  // NOLINT
   /// A list.
   static Value list(std::vector<Value> items);
   /// A tuple.

@@ -17,7 +17,8 @@ void load(Module& module, const std::string& path, bool strict) {
   if (!own.empty()) device = own.front().second.device();
   // Everything is read and validated before load_state_dict checks names and shapes and copies.
   const std::map<std::string, Tensor> loaded = safetensors::load_file(path, device);
-  NamedTensors state(loaded.begin(), loaded.end());
+  NamedTensors state;
+  for (const auto& [name, t] : loaded) state.insert(name, t);
   module.load_state_dict(state, strict);
 }
 

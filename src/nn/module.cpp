@@ -132,7 +132,7 @@ NamedTensors Module::named_parameters(bool recurse) const {
   std::set<const TensorImpl*> seen;
   auto visit = [&](const auto& self, const Module& m, const std::string& prefix) -> void {
     for (const auto& [n, t] : m.parameters_) {
-      if (t.defined() && seen.insert(t.impl()).second) out.emplace_back(prefix + n, t);
+      if (t.defined() && seen.insert(t.impl()).second) out.insert(prefix + n, t);
     }
     if (!recurse) return;
     for (const auto& [n, c] : m.children_) self(self, *c, prefix + n + ".");
@@ -151,7 +151,7 @@ NamedTensors Module::named_buffers(bool recurse) const {
   NamedTensors out;
   auto visit = [&](const auto& self, const Module& m, const std::string& prefix) -> void {
     for (const auto& [n, t] : m.buffers_) {
-      if (t.defined()) out.emplace_back(prefix + n, t);
+      if (t.defined()) out.insert(prefix + n, t);
     }
     if (!recurse) return;
     for (const auto& [n, c] : m.children_) self(self, *c, prefix + n + ".");
@@ -246,10 +246,10 @@ NamedTensors Module::state_dict() const {
   NamedTensors out;
   auto visit = [&](const auto& self, const Module& m, const std::string& prefix) -> void {
     for (const auto& [n, t] : m.parameters_) {
-      if (t.defined()) out.emplace_back(prefix + n, t.detach());
+      if (t.defined()) out.insert(prefix + n, t.detach());
     }
     for (const auto& [n, t] : m.buffers_) {
-      if (t.defined()) out.emplace_back(prefix + n, t.detach());
+      if (t.defined()) out.insert(prefix + n, t.detach());
     }
     for (const auto& [n, c] : m.children_) self(self, *c, prefix + n + ".");
   };

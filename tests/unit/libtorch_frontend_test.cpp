@@ -27,6 +27,43 @@ struct Net : torch::nn::Module {
   torch::nn::Linear fc1{nullptr}, fc2{nullptr}, fc3{nullptr};
 };
 
+TEST(LibtorchFrontend, NamedParametersIsAnOrderedDict) {
+  // As libtorch's test/cpp/api/modules.cpp and ordered_dict.cpp use it.
+  auto net = std::make_shared<Net>();
+  torch::OrderedDict<std::string, torch::Tensor> params = net->named_parameters();
+  ASSERT_EQ(params.size(), 6u);
+  EXPECT_EQ(params.keys().front(), "fc1.weight");
+  EXPECT_TRUE(params["fc2.bias"].is_same(net->fc2->bias));
+  EXPECT_TRUE(params.contains("fc3.weight"));
+  EXPECT_EQ(params.find("fc4.weight"), nullptr);
+  EXPECT_EQ(params.values().size(), 6u);
+  EXPECT_EQ(params[1].key(), "fc1.bias");
+  EXPECT_EQ(params.back().value().sizes(), torch::IntArrayRef({10}));
+  for (const auto& item : net->named_buffers()) ADD_FAILURE() << "no buffers expected: " << item.key();
+  int n = 0;
+  for (auto& [name, p] : params) n += static_cast<int>(p.numel()) > 0 && !name.empty();  // std::pair-style
+  EXPECT_EQ(n, 6);
+  try {
+    (void)params["nope"];
+    ADD_FAILURE() << "expected an error";
+  } catch (const c10::Error& e) {
+    EXPECT_STREQ(e.what_without_backtrace(), "Key 'nope' is not defined");
+  }
+  try {
+    params.insert("fc1.weight", torch::ones({1}));
+    ADD_FAILURE() << "expected an error";
+  } catch (const c10::Error& e) {
+    EXPECT_STREQ(e.what_without_backtrace(), "Key 'fc1.weight' already defined");
+  }
+  torch::OrderedDict<std::string, int> empty;
+  try {
+    (void)empty.front();
+    ADD_FAILURE() << "expected an error";
+  } catch (const c10::Error& e) {
+    EXPECT_STREQ(e.what_without_backtrace(), "Called front() on an empty OrderedDict");
+  }
+}
+
 TEST(LibtorchFrontend, TutorialNetTrainsOnAFixedBatch) {
   torch::manual_seed(1);
   auto net = std::make_shared<Net>();
