@@ -7,11 +7,21 @@
 // A hook on each parameter sees its incoming gradient before it is accumulated and writes
 // (.grad + incoming) into the bucket's flat buffer; when a bucket is full it is divided by the world
 // size and all-reduced asynchronously, buckets strictly in order so that every rank issues the same
-// collectives. The first hook queues a callback that runs when backward ends (autograd::queue_callback):
-// it fills the slots of parameters that got no gradient (their .grad, or zeros), launches what is
-// left, waits for every bucket and copies the averaged values into the parameters' .grad.
+// collectives. The first hook of a backward queues a callback that runs when that backward ends
+// (autograd::queue_callback): once every parameter is ready it waits for every bucket and copies
+// the averaged values into the parameters' .grad (finalize).
+//
+// Note [Unfinished reduction]: a parameter that gets no gradient leaves its bucket, and every later
+// one, unlaunched, and the callback leaves the iteration unfinished (c10d's require_finalize_): a
+// later backward of the same iteration may still complete it. The next forward with grad mode on
+// raises c10d's "Expected to have finished reduction in the prior iteration" error naming the
+// parameters without a gradient, and keeps raising it (PyTorch's reducer is not reset either); a
+// forward under no_grad still runs. Nothing is dropped: the launched buckets' works stay in place.
 #include <algorithm>
+#include <cstdlib>
 #include <optional>
+#include <sstream>
+#include <string>
 
 #include "ctorch/autograd.h"
 #include "ctorch/cuda_stream.h"
@@ -39,13 +49,52 @@ struct DistributedDataParallel::Reducer {
   std::vector<std::pair<size_t, size_t>> where;  // param -> (bucket, slot)
   std::vector<bool> ready;
   std::vector<unsigned> hook_keys;
-  bool armed = false;
-  bool callback_queued = false;
+  std::vector<std::string> names;  // the wrapped module's parameter names (TORCH_DISTRIBUTED_DEBUG)
+  bool armed = false;              // hooks of this iteration are expected (expect_autograd_hooks_)
+  bool require_finalize = false;   // a parameter was marked ready and finalize() has not run yet
+  bool callback_queued = false;    // finalize() is queued on the running backward
   size_t next_launch = 0;
 
   Tensor slot_view(size_t i) {
     const auto [b, slot] = where[i];
     return buckets[b].buffer.narrow(0, buckets[b].offsets[slot], params[i].numel());
+  }
+
+  // Note [Unfinished reduction]: c10d's Reducer::ensure_prior_reduction_finished, with its text.
+  void ensure_prior_reduction_finished() const {
+    if (!require_finalize) return;
+    std::ostringstream indices;
+    std::vector<std::string> unmarked_names;
+    for (size_t i = 0; i < params.size(); ++i) {
+      if (ready[i]) continue;
+      indices << (indices.tellp() > 0 ? " " : "") << i;
+      unmarked_names.push_back(names[i]);
+    }
+    std::string msg =
+        "Expected to have finished reduction in the prior iteration before starting a new one. This error "
+        "indicates that your module has parameters that were not used in producing loss. You can enable unused "
+        "parameter detection by passing the keyword argument `find_unused_parameters=True` to "
+        "`torch.nn.parallel.DistributedDataParallel`, and by \nmaking sure all `forward` function outputs "
+        "participate in calculating loss. \nIf you already have done the above, then the distributed data parallel "
+        "module wasn't able to locate the output tensors in the return value of your module's `forward` function. "
+        "Please include the loss function and the structure of the return value of `forward` of your module when "
+        "reporting this issue (e.g. list, dict, iterable).";
+    const std::string indices_info = "\nParameter indices which did not receive grad for rank " +
+                                     std::to_string(group->rank()) + ": " + indices.str();
+    const char* debug = std::getenv("TORCH_DISTRIBUTED_DEBUG");
+    const std::string level = debug ? debug : "";
+    if (level == "INFO" || level == "DETAIL") {
+      std::string joined;
+      for (const std::string& n : unmarked_names) joined += (joined.empty() ? "" : ", ") + n;
+      msg += "\nParameters which did not receive grad for rank " + std::to_string(group->rank()) + ": " + joined;
+      msg += indices_info;
+    } else {
+      msg += indices_info;
+      msg += "\n In addition, you can set the environment variable TORCH_DISTRIBUTED_DEBUG to either INFO or "
+             "DETAIL to print out information about which particular parameters did not receive gradient on this "
+             "rank as part of this error";
+    }
+    CTORCH_CHECK(false, msg);
   }
 
   void arm() {
@@ -82,6 +131,7 @@ struct DistributedDataParallel::Reducer {
       view.zero_();
     }
     ready[i] = true;
+    require_finalize = true;
     --buckets[where[i].first].pending;
   }
 
@@ -91,16 +141,20 @@ struct DistributedDataParallel::Reducer {
     launch_ready();
     if (!callback_queued) {
       callback_queued = true;
-      autograd::queue_callback([this] { finalize(); });
+      autograd::queue_callback([this] { on_backward_end(); });
     }
+  }
+
+  // Note [Unfinished reduction]: without every gradient the iteration stays open.
+  void on_backward_end() {
+    callback_queued = false;
+    if (next_launch < buckets.size()) return;
+    finalize();
   }
 
   void finalize() {
     armed = false;
-    for (size_t i = 0; i < params.size(); ++i) {
-      if (!ready[i]) mark_ready(i, Tensor());  // unused in this backward: its current .grad or zeros
-    }
-    launch_ready();
+    require_finalize = false;
     for (Bucket& b : buckets) b.work->wait();
     NoGradGuard no_grad;
     for (Bucket& b : buckets) {
@@ -135,8 +189,10 @@ DistributedDataParallel::DistributedDataParallel(std::shared_ptr<UnaryModule> mo
   register_module("module", module_);
   Reducer& r = *reducer_;
   r.group = group_;
-  for (const Tensor& p : module_->parameters()) {
-    if (p.requires_grad()) r.params.push_back(p);
+  for (const auto& [name, p] : module_->named_parameters()) {
+    if (!p.requires_grad()) continue;
+    r.params.push_back(p);
+    r.names.push_back(name);
   }
   CTORCH_CHECK(!r.params.empty(),
                "DistributedDataParallel is not needed when a module doesn't have any parameter that requires a "
@@ -231,6 +287,8 @@ DistributedDataParallel::~DistributedDataParallel() {
 }
 
 Tensor DistributedDataParallel::forward(const Tensor& input) {
+  // Before any collective of this forward (PyTorch's _pre_forward checks in _rebuild_buckets first).
+  if (GradMode::is_enabled()) reducer_->ensure_prior_reduction_finished();
   if (broadcast_buffers_ && group_->size() > 1) {
     NoGradGuard no_grad;
     for (const Tensor& b : module_->buffers()) group_->broadcast(b, 0)->wait();

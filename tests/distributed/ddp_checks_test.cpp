@@ -1,0 +1,164 @@
+// DistributedDataParallel's checks and options with 2 ranks as threads, on cpu and emulated cuda:
+// the unfinished-reduction error, find_unused_parameters and gradient_as_bucket_view.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+
+#include "ctorch/ctorch.h"
+#include "device/device_test.h"
+#include "distributed/dist_test_util.h"
+#include "test_util.h"
+
+namespace ctorch::testing {
+namespace {
+
+namespace dist = ctorch::distributed;
+using DDP = nn::parallel::DistributedDataParallel;
+
+// Two linear branches summed; the forward skips a branch whose flag is off (parameters a.weight,
+// a.bias, b.weight, b.bias are indices 0..3).
+class TwoBranch : public nn::UnaryModule {
+ public:
+  explicit TwoBranch(uint64_t seed) : UnaryModule("TwoBranch") {
+    manual_seed(seed);
+    a = register_module("a", std::make_shared<nn::Linear>(4, 3));
+    b = register_module("b", std::make_shared<nn::Linear>(4, 3));
+  }
+  Tensor forward(const Tensor& x) override {
+    if (!use_a) return (*b)(x);
+    return use_b ? (*a)(x) + (*b)(x) : (*a)(x);
+  }
+  std::shared_ptr<nn::Linear> a;
+  std::shared_ptr<nn::Linear> b;
+  bool use_a = true;
+  bool use_b = true;
+};
+
+// The input of rank `rank` (different per rank, so averaged gradients differ from local ones).
+Tensor input_of(int rank, int step = 0) {
+  Generator g;
+  g.manual_seed(10 + static_cast<uint64_t>(rank) * 7 + static_cast<uint64_t>(step));
+  return randn({5, 4}, {}, g);
+}
+
+class DDPChecks : public ::testing::TestWithParam<bool> {  // emulated cuda devices
+ protected:
+  void SetUp() override {
+    if (GetParam()) use_emulated_devices(2);
+  }
+  Device device_of(int rank) const { return GetParam() ? Device(DeviceType::CUDA, rank) : Device(DeviceType::CPU); }
+  // Runs fn(rank, group, device) on 2 ranks with a fresh group.
+  void run(const std::function<void(int, std::shared_ptr<dist::ProcessGroup>, Device)>& fn,
+           std::chrono::milliseconds timeout = std::chrono::seconds(20)) {
+    RankStores stores(StoreKind::Tcp, 2);
+    const std::string name = unique_group("ddp_checks");
+    run_ranks(2, [&](int rank) {
+      if (GetParam()) cuda::set_device(rank);
+      fn(rank, dist::new_gloo_group(stores.open(rank), rank, 2, timeout, name), device_of(rank));
+    });
+  }
+};
+
+const char* const kPriorIteration =
+    "Expected to have finished reduction in the prior iteration before starting a new one. This error indicates "
+    "that your module has parameters that were not used in producing loss. You can enable unused parameter "
+    "detection by passing the keyword argument `find_unused_parameters=True` to "
+    "`torch.nn.parallel.DistributedDataParallel`, and by \nmaking sure all `forward` function outputs participate "
+    "in calculating loss. \nIf you already have done the above, then the distributed data parallel module wasn't "
+    "able to locate the output tensors in the return value of your module's `forward` function. Please include the "
+    "loss function and the structure of the return value of `forward` of your module when reporting this issue "
+    "(e.g. list, dict, iterable).";
+
+TEST_P(DDPChecks, UnusedParametersLeaveTheReductionUnfinishedAndTheNextForwardRaises) {
+  for (double cap : {25.0, 0.00001}) {  // one bucket; one bucket per parameter (b's launch, a's wait)
+    for (bool skip_a : {false, true}) {
+      std::vector<std::string> first(2), second(2);
+      std::vector<Tensor> no_grad_out(2);
+      run([&](int rank, auto pg, Device dev) {
+        auto model = std::make_shared<TwoBranch>(0);
+        model->to(dev);
+        DDP ddp(model, pg, cap);
+        Tensor x = input_of(rank).to(dev);
+        (skip_a ? model->use_a : model->use_b) = false;
+        ddp(x).sum().backward();  // one branch gets no gradient; backward itself completes
+        first[static_cast<size_t>(rank)] = error_of([&] { (void)ddp(x); });
+        second[static_cast<size_t>(rank)] = error_of([&] { (void)ddp(x); });
+        NoGradGuard no_grad;
+        no_grad_out[static_cast<size_t>(rank)] = ddp(x);
+      });
+      for (int r = 0; r < 2; ++r) {
+        const std::string& e = first[static_cast<size_t>(r)];
+        SCOPED_TRACE("cap " + std::to_string(cap) + " skip_a " + std::to_string(skip_a) + " rank " + std::to_string(r));
+        EXPECT_NE(e.find(kPriorIteration), std::string::npos) << e;
+        EXPECT_NE(e.find(std::string("\nParameter indices which did not receive grad for rank ") + std::to_string(r) +
+                         (skip_a ? ": 0 1" : ": 2 3") +
+                         "\n In addition, you can set the environment variable TORCH_DISTRIBUTED_DEBUG to either "
+                         "INFO or DETAIL to print out information about which particular parameters did not receive "
+                         "gradient on this rank as part of this error"),
+                  std::string::npos)
+            << e;
+        EXPECT_EQ(second[static_cast<size_t>(r)], e) << "the error is not sticky";
+        EXPECT_TRUE(no_grad_out[static_cast<size_t>(r)].defined());
+      }
+    }
+  }
+}
+
+TEST_P(DDPChecks, DebugLevelNamesTheParameters) {
+  ::setenv("TORCH_DISTRIBUTED_DEBUG", "INFO", 1);
+  std::vector<std::string> errors(2);
+  run([&](int rank, auto pg, Device dev) {
+    auto model = std::make_shared<TwoBranch>(0);
+    model->to(dev);
+    DDP ddp(model, pg);
+    model->use_b = false;
+    ddp(input_of(rank).to(dev)).sum().backward();
+    errors[static_cast<size_t>(rank)] = error_of([&] { (void)ddp(input_of(rank).to(dev)); });
+  });
+  ::unsetenv("TORCH_DISTRIBUTED_DEBUG");
+  for (int r = 0; r < 2; ++r) {
+    EXPECT_NE(errors[static_cast<size_t>(r)].find("\nParameters which did not receive grad for rank " +
+                                                  std::to_string(r) + ": b.weight, b.bias\nParameter indices which "
+                                                  "did not receive grad for rank " + std::to_string(r) + ": 2 3"),
+              std::string::npos)
+        << errors[static_cast<size_t>(r)];
+  }
+}
+
+TEST_P(DDPChecks, ALaterBackwardOfTheSameIterationFinishesTheReduction) {
+  // Two backward passes after one forward, each reaching half of the parameters: the buckets the first
+  // launched are kept, the second completes the iteration, and every gradient is the ranks' average.
+  std::vector<std::vector<Tensor>> local(2), averaged(2);
+  std::vector<std::string> next_forward(2);
+  run([&](int rank, auto pg, Device dev) {
+    auto model = std::make_shared<TwoBranch>(0);
+    auto reference = std::make_shared<TwoBranch>(0);
+    model->to(dev);
+    reference->to(dev);
+    DDP ddp(model, pg, 0.00001);
+    Tensor x = input_of(rank).to(dev);
+    model->use_a = false;
+    ddp(x).sum().backward();                 // b only: its buckets launch, a's wait
+    (*model->a)(x).pow(2).sum().backward();  // a only (outside the DDP output, same iteration)
+    for (const Tensor& p : model->parameters()) averaged[static_cast<size_t>(rank)].push_back(p.grad().cpu());
+    (*reference->b)(x).sum().backward();
+    (*reference->a)(x).pow(2).sum().backward();
+    for (const Tensor& p : reference->parameters()) local[static_cast<size_t>(rank)].push_back(p.grad().cpu());
+    next_forward[static_cast<size_t>(rank)] = error_of([&] { (void)ddp(x); });
+  });
+  for (int r = 0; r < 2; ++r) {
+    EXPECT_EQ(next_forward[static_cast<size_t>(r)], "no error");
+    for (size_t i = 0; i < 4; ++i) {
+      const Tensor expected = (local[0][i] + local[1][i]) / 2;
+      EXPECT_TRUE(averaged[static_cast<size_t>(r)][i].allclose(expected, 1e-5, 1e-6))
+          << "rank " << r << " parameter " << i << "\n" << averaged[static_cast<size_t>(r)][i] << "\n" << expected;
+    }
+  }
+  EXPECT_FALSE(local[0][0].allclose(local[1][0]));  // the ranks' own gradients differ
+}
+
+INSTANTIATE_TEST_SUITE_P(, DDPChecks, ::testing::Values(false, true),
+                         [](const auto& info) { return std::string(info.param ? "emulated" : "cpu"); });
+
+}  // namespace
+}  // namespace ctorch::testing
