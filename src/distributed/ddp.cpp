@@ -17,6 +17,17 @@
 // raises c10d's "Expected to have finished reduction in the prior iteration" error naming the
 // parameters without a gradient, and keeps raising it (PyTorch's reducer is not reset either); a
 // forward under no_grad still runs. Nothing is dropped: the launched buckets' works stay in place.
+//
+// Note [Unused parameters]: with find_unused_parameters, the end of a backward that reached this
+// iteration's output or any parameter marks every parameter still without a gradient ready (its
+// .grad, or zeros, goes into the bucket), so the rank issues all its collectives and its peers do
+// not wait. A hook on the forward's output starts the iteration when the backward reaches it, so a
+// rank whose output depends on no parameter still takes part. After the last bucket a map of the
+// parameters used on this rank is all-reduced; a parameter no rank used keeps its .grad untouched
+// (PyTorch's local_used_maps). Unlike c10d, unused parameters are found at the end of the backward
+// (not by walking the graph at forward), so their buckets are launched last. A rank whose backward
+// reaches neither the output nor a parameter takes no part, and its peers wait until the timeout
+// (as in PyTorch).
 #include <algorithm>
 #include <cstdlib>
 #include <optional>
@@ -54,6 +65,10 @@ struct DistributedDataParallel::Reducer {
   bool require_finalize = false;   // a parameter was marked ready and finalize() has not run yet
   bool callback_queued = false;    // finalize() is queued on the running backward
   size_t next_launch = 0;
+  bool find_unused = false;        // Note [Unused parameters]
+  std::vector<int32_t> used;       // find_unused: 1 for parameters that got a gradient on this rank
+  Tensor used_reduced;             // find_unused: `used` summed over the ranks (once launched)
+  std::shared_ptr<dist::Work> used_work;
 
   Tensor slot_view(size_t i) {
     const auto [b, slot] = where[i];
@@ -102,6 +117,8 @@ struct DistributedDataParallel::Reducer {
     callback_queued = false;
     next_launch = 0;
     std::fill(ready.begin(), ready.end(), false);
+    std::fill(used.begin(), used.end(), 0);
+    used_work = nullptr;
     for (Bucket& b : buckets) {
       b.pending = b.params.size();
       b.work = nullptr;
@@ -135,20 +152,44 @@ struct DistributedDataParallel::Reducer {
     --buckets[where[i].first].pending;
   }
 
+  // Queues on_backward_end on the running backward (once per backward).
+  void queue_end_of_backward() {
+    if (callback_queued) return;
+    callback_queued = true;
+    autograd::queue_callback([this] { on_backward_end(); });
+  }
+
   void on_gradient(size_t i, const Tensor& incoming) {
     if (!armed || ready[i]) return;
     mark_ready(i, incoming);
+    if (find_unused) used[i] = 1;
     launch_ready();
-    if (!callback_queued) {
-      callback_queued = true;
-      autograd::queue_callback([this] { on_backward_end(); });
-    }
+    queue_end_of_backward();
   }
 
-  // Note [Unfinished reduction]: without every gradient the iteration stays open.
+  // Note [Unused parameters]: the backward reached this iteration's output.
+  void on_output_gradient() {
+    if (armed) queue_end_of_backward();
+  }
+
+  // Note [Unfinished reduction]: without every gradient the iteration stays open, unless
+  // Note [Unused parameters] marks the rest.
   void on_backward_end() {
     callback_queued = false;
+    if (!armed) return;
+    if (find_unused) {
+      for (size_t i = 0; i < params.size(); ++i) {
+        if (!ready[i]) mark_ready(i, Tensor());
+      }
+      launch_ready();
+    }
     if (next_launch < buckets.size()) return;
+    if (find_unused) {
+      NoGradGuard no_grad;
+      Tensor flags = tensor(used).to(params[0].device());
+      used_reduced = flags;
+      used_work = group->all_reduce(flags, dist::ReduceOp::SUM);  // after the last bucket, on every rank
+    }
     finalize();
   }
 
@@ -156,6 +197,12 @@ struct DistributedDataParallel::Reducer {
     armed = false;
     require_finalize = false;
     for (Bucket& b : buckets) b.work->wait();
+    std::vector<int64_t> users;  // find_unused: how many ranks used each parameter
+    if (used_work) {
+      used_work->wait();
+      const Tensor counts = used_reduced.to(kLong).cpu();
+      for (int64_t i = 0; i < counts.numel(); ++i) users.push_back(counts[i].item<int64_t>());
+    }
     NoGradGuard no_grad;
     for (Bucket& b : buckets) {
       if (b.stream) {
@@ -164,6 +211,7 @@ struct DistributedDataParallel::Reducer {
       }
       for (size_t slot = 0; slot < b.params.size(); ++slot) {
         const size_t i = b.params[slot];
+        if (!users.empty() && users[i] == 0) continue;  // unused on every rank: .grad untouched
         Tensor value = b.buffer.narrow(0, b.offsets[slot], params[i].numel()).view(params[i].sizes());
         Tensor& grad = params[i].mutable_grad();
         if (grad.defined()) {
@@ -178,12 +226,13 @@ struct DistributedDataParallel::Reducer {
 
 DistributedDataParallel::DistributedDataParallel(std::shared_ptr<UnaryModule> module,
                                                  std::shared_ptr<dist::ProcessGroup> process_group,
-                                                 double bucket_cap_mb, bool broadcast_buffers)
+                                                 double bucket_cap_mb, bool broadcast_buffers,
+                                                 bool find_unused_parameters)
     : UnaryModule("DistributedDataParallel"),
       module_(std::move(module)),
       group_(process_group ? std::move(process_group) : dist::default_group()),
       broadcast_buffers_(broadcast_buffers),
-      reducer_(std::make_unique<Reducer>()) {
+      reducer_(std::make_shared<Reducer>()) {
   CTORCH_CHECK_VALUE(module_ != nullptr, "DistributedDataParallel: the module is null");
   CTORCH_CHECK_VALUE(bucket_cap_mb > 0, "DistributedDataParallel: bucket_cap_mb must be positive, got ", bucket_cap_mb);
   register_module("module", module_);
@@ -276,6 +325,8 @@ DistributedDataParallel::DistributedDataParallel(std::shared_ptr<UnaryModule> mo
     for (size_t slot = 0; slot < r.buckets[b].params.size(); ++slot) r.where[r.buckets[b].params[slot]] = {b, slot};
   }
   r.ready.assign(r.params.size(), false);
+  r.find_unused = find_unused_parameters;
+  if (r.find_unused) r.used.assign(r.params.size(), 0);
   for (size_t i = 0; i < r.params.size(); ++i) {
     Reducer* reducer = reducer_.get();
     r.hook_keys.push_back(r.params[i].register_hook([reducer, i](const Tensor& g) { reducer->on_gradient(i, g); }));
@@ -293,8 +344,16 @@ Tensor DistributedDataParallel::forward(const Tensor& input) {
     NoGradGuard no_grad;
     for (const Tensor& b : module_->buffers()) group_->broadcast(b, 0)->wait();
   }
-  if (GradMode::is_enabled() && require_backward_grad_sync_) reducer_->arm();
-  return module_->forward(input);
+  const bool armed = GradMode::is_enabled() && require_backward_grad_sync_;
+  if (armed) reducer_->arm();
+  Tensor output = module_->forward(input);
+  if (armed && reducer_->find_unused && output.grad_fn()) {
+    std::weak_ptr<Reducer> weak = reducer_;
+    output.register_hook([weak](const Tensor&) {
+      if (auto r = weak.lock()) r->on_output_gradient();
+    });
+  }
+  return output;
 }
 
 std::vector<std::vector<size_t>> DistributedDataParallel::bucket_indices() const {

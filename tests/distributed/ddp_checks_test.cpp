@@ -2,6 +2,7 @@
 // the unfinished-reduction error, find_unused_parameters and gradient_as_bucket_view.
 #include <gtest/gtest.h>
 
+#include <array>
 #include <cstdlib>
 
 #include "ctorch/ctorch.h"
@@ -25,6 +26,7 @@ class TwoBranch : public nn::UnaryModule {
     b = register_module("b", std::make_shared<nn::Linear>(4, 3));
   }
   Tensor forward(const Tensor& x) override {
+    if (!use_a && !use_b) return x.narrow(1, 0, 3) * 2;  // no parameter at all
     if (!use_a) return (*b)(x);
     return use_b ? (*a)(x) + (*b)(x) : (*a)(x);
   }
@@ -155,6 +157,87 @@ TEST_P(DDPChecks, ALaterBackwardOfTheSameIterationFinishesTheReduction) {
     }
   }
   EXPECT_FALSE(local[0][0].allclose(local[1][0]));  // the ranks' own gradients differ
+}
+
+// The local gradients of TwoBranch(0) on rank `rank`'s input with the given branches (zeros when unused).
+std::vector<Tensor> local_grads(int rank, bool use_a, bool use_b) {
+  auto model = std::make_shared<TwoBranch>(0);
+  model->use_a = use_a;
+  model->use_b = use_b;
+  (*model)(input_of(rank).requires_grad_()).pow(2).sum().backward();
+  std::vector<Tensor> out;
+  for (const Tensor& p : model->parameters()) out.push_back(p.grad().defined() ? p.grad() : zeros_like(p));
+  return out;
+}
+
+TEST_P(DDPChecks, FindUnusedParametersCompletesWhenARankSkipsPartOrAllOfTheModel) {
+  // Per step, the branches each rank uses: {rank 0 a, rank 0 b, rank 1 a, rank 1 b}.
+  const std::vector<std::array<bool, 4>> steps = {
+      {true, true, true, false},    // rank 1 skips b
+      {true, false, true, false},   // nobody uses b: its .grad stays untouched (None)
+      {true, true, false, false},   // rank 1's output depends on no parameter
+      {false, false, false, false}  // no rank uses a parameter
+  };
+  for (double cap : {25.0, 0.00001}) {
+    std::vector<std::vector<std::vector<Tensor>>> got(2, std::vector<std::vector<Tensor>>(steps.size()));
+    run(
+        [&](int rank, auto pg, Device dev) {
+          auto model = std::make_shared<TwoBranch>(0);
+          model->to(dev);
+          DDP ddp(model, pg, cap, true, /*find_unused_parameters=*/true);
+          for (size_t s = 0; s < steps.size(); ++s) {
+            ddp.zero_grad(/*set_to_none=*/true);
+            model->use_a = steps[s][static_cast<size_t>(rank) * 2];
+            model->use_b = steps[s][static_cast<size_t>(rank) * 2 + 1];
+            ddp(input_of(rank).to(dev).requires_grad_()).pow(2).sum().backward();
+            for (const Tensor& p : model->parameters()) {
+              got[static_cast<size_t>(rank)][s].push_back(p.grad().defined() ? p.grad().cpu() : Tensor());
+            }
+          }
+        },
+        std::chrono::seconds(5));  // a rank left waiting fails within 5 s instead of passing
+    for (size_t s = 0; s < steps.size(); ++s) {
+      const std::vector<Tensor> g0 = local_grads(0, steps[s][0], steps[s][1]);
+      const std::vector<Tensor> g1 = local_grads(1, steps[s][2], steps[s][3]);
+      for (int r = 0; r < 2; ++r) {
+        for (size_t i = 0; i < 4; ++i) {
+          const bool a_param = i < 2;
+          const bool used_anywhere = a_param ? (steps[s][0] || steps[s][2]) : (steps[s][1] || steps[s][3]);
+          const Tensor& g = got[static_cast<size_t>(r)][s][i];
+          SCOPED_TRACE("cap " + std::to_string(cap) + " step " + std::to_string(s) + " rank " + std::to_string(r) +
+                       " parameter " + std::to_string(i));
+          if (!used_anywhere) {
+            EXPECT_FALSE(g.defined()) << g;
+            continue;
+          }
+          ASSERT_TRUE(g.defined());
+          const Tensor expected = (g0[i] + g1[i]) / 2;
+          EXPECT_TRUE(g.allclose(expected, 1e-5, 1e-6)) << g << "\n" << expected;
+        }
+      }
+    }
+  }
+}
+
+TEST_P(DDPChecks, WithoutFindUnusedParametersARankThatSkipsPartRaisesAtTheNextForward) {
+  std::vector<std::string> backward_error(2), forward_error(2);
+  run(
+      [&](int rank, auto pg, Device dev) {
+        auto model = std::make_shared<TwoBranch>(0);
+        model->to(dev);
+        DDP ddp(model, pg);
+        model->use_b = rank == 0;
+        Tensor x = input_of(rank).to(dev);
+        // Rank 0 waits for rank 1's bucket, which never comes: its backward fails at the timeout.
+        backward_error[static_cast<size_t>(rank)] =
+            error_of<dist::DistBackendError>([&] { ddp(x).sum().backward(); });
+        if (rank == 1) forward_error[1] = error_of([&] { (void)ddp(x); });
+      },
+      std::chrono::milliseconds(1500));
+  EXPECT_EQ(backward_error[1], "no error");
+  EXPECT_NE(forward_error[1].find(kPriorIteration), std::string::npos) << forward_error[1];
+  EXPECT_NE(forward_error[1].find("Parameter indices which did not receive grad for rank 1: 2 3"), std::string::npos);
+  EXPECT_NE(backward_error[0].find("[Rank 0]: Gloo all_reduce"), std::string::npos) << backward_error[0];
 }
 
 INSTANTIATE_TEST_SUITE_P(, DDPChecks, ::testing::Values(false, true),
