@@ -36,6 +36,11 @@ class TwoBranch : public nn::UnaryModule {
   bool use_b = true;
 };
 
+// Two TwoBranch(0) made on the calling thread (ranks' threads would draw from the global generator at once).
+std::vector<std::shared_ptr<TwoBranch>> two_models() {
+  return {std::make_shared<TwoBranch>(0), std::make_shared<TwoBranch>(0)};
+}
+
 // The input of rank `rank` (different per rank, so averaged gradients differ from local ones).
 Tensor input_of(int rank, int step = 0) {
   Generator g;
@@ -76,8 +81,9 @@ TEST_P(DDPChecks, UnusedParametersLeaveTheReductionUnfinishedAndTheNextForwardRa
     for (bool skip_a : {false, true}) {
       std::vector<std::string> first(2), second(2);
       std::vector<Tensor> no_grad_out(2);
+      const auto models = two_models();  // seeded on this thread: the global generator is shared
       run([&](int rank, auto pg, Device dev) {
-        auto model = std::make_shared<TwoBranch>(0);
+        auto model = models[static_cast<size_t>(rank)];
         model->to(dev);
         DDP ddp(model, pg, cap);
         Tensor x = input_of(rank).to(dev);
@@ -109,8 +115,9 @@ TEST_P(DDPChecks, UnusedParametersLeaveTheReductionUnfinishedAndTheNextForwardRa
 TEST_P(DDPChecks, DebugLevelNamesTheParameters) {
   ::setenv("TORCH_DISTRIBUTED_DEBUG", "INFO", 1);
   std::vector<std::string> errors(2);
+  const auto models = two_models();  // seeded on this thread: the global generator is shared
   run([&](int rank, auto pg, Device dev) {
-    auto model = std::make_shared<TwoBranch>(0);
+    auto model = models[static_cast<size_t>(rank)];
     model->to(dev);
     DDP ddp(model, pg);
     model->use_b = false;
@@ -132,9 +139,11 @@ TEST_P(DDPChecks, ALaterBackwardOfTheSameIterationFinishesTheReduction) {
   // launched are kept, the second completes the iteration, and every gradient is the ranks' average.
   std::vector<std::vector<Tensor>> local(2), averaged(2);
   std::vector<std::string> next_forward(2);
+  const auto references = two_models();
+  const auto models = two_models();  // seeded on this thread: the global generator is shared
   run([&](int rank, auto pg, Device dev) {
-    auto model = std::make_shared<TwoBranch>(0);
-    auto reference = std::make_shared<TwoBranch>(0);
+    auto model = models[static_cast<size_t>(rank)];
+    auto reference = references[static_cast<size_t>(rank)];
     model->to(dev);
     reference->to(dev);
     DDP ddp(model, pg, 0.00001);
@@ -180,9 +189,10 @@ TEST_P(DDPChecks, FindUnusedParametersCompletesWhenARankSkipsPartOrAllOfTheModel
   };
   for (double cap : {25.0, 0.00001}) {
     std::vector<std::vector<std::vector<Tensor>>> got(2, std::vector<std::vector<Tensor>>(steps.size()));
+    const auto models = two_models();  // seeded on this thread: the global generator is shared
     run(
         [&](int rank, auto pg, Device dev) {
-          auto model = std::make_shared<TwoBranch>(0);
+          auto model = models[static_cast<size_t>(rank)];
           model->to(dev);
           DDP ddp(model, pg, cap, true, /*find_unused_parameters=*/true);
           for (size_t s = 0; s < steps.size(); ++s) {
@@ -221,9 +231,10 @@ TEST_P(DDPChecks, FindUnusedParametersCompletesWhenARankSkipsPartOrAllOfTheModel
 
 TEST_P(DDPChecks, WithoutFindUnusedParametersARankThatSkipsPartRaisesAtTheNextForward) {
   std::vector<std::string> backward_error(2), forward_error(2);
+  const auto models = two_models();  // seeded on this thread: the global generator is shared
   run(
       [&](int rank, auto pg, Device dev) {
-        auto model = std::make_shared<TwoBranch>(0);
+        auto model = models[static_cast<size_t>(rank)];
         model->to(dev);
         DDP ddp(model, pg);
         model->use_b = rank == 0;
