@@ -77,6 +77,8 @@ class GlooStore : public gloo::rendezvous::Store {
 // DistBackendError: no exception object is shared between the worker and the waiting threads.
 class GlooWork : public Work {
  public:
+  /// A work whose future's value will be `outputs`.
+  explicit GlooWork(std::vector<Tensor> outputs) : outputs_(std::move(outputs)) {}
   bool wait(std::optional<std::chrono::milliseconds> timeout) override {
     std::string error;
     {
@@ -105,18 +107,26 @@ class GlooWork : public Work {
     std::lock_guard<std::mutex> lock(mutex_);
     return failed_ ? std::make_exception_ptr(DistBackendError(error_)) : nullptr;
   }
-  /// Marks the work done; a non-empty `error` fails it.
+  std::shared_ptr<Future> get_future() override { return future_; }
+  /// Marks the work done; a non-empty `error` fails it. Completes the future last (its callbacks run here).
   void finish(std::optional<std::string> error) {
     {
       std::lock_guard<std::mutex> lock(mutex_);
       done_ = true;
       failed_ = error.has_value();
-      if (error) error_ = std::move(*error);
+      if (error) error_ = *error;
     }
     cv_.notify_all();
+    if (error) {
+      future_->set_error(std::make_exception_ptr(DistBackendError(*error)));
+    } else {
+      future_->mark_completed(std::move(outputs_));
+    }
   }
 
  private:
+  std::vector<Tensor> outputs_;  // the future's value (worker thread only)
+  std::shared_ptr<Future> future_ = std::make_shared<Future>();
   std::mutex mutex_;
   std::condition_variable cv_;
   bool done_ = false;    // guarded by mutex_
@@ -240,7 +250,7 @@ class ProcessGroupGloo : public ProcessGroup {
     dispatch_gloo_type(tensor.scalar_type(), "all_reduce", [](auto) {});
     auto staged = std::make_shared<std::vector<Staged>>();
     staged->push_back(stage(tensor, true));
-    return enqueue("all_reduce", staged, [this, staged, op](uint32_t tag) {
+    return enqueue("all_reduce", staged, {tensor}, [this, staged, op](uint32_t tag) {
       Tensor& h = (*staged)[0].host;
       dispatch_gloo_type(h.scalar_type(), "all_reduce", [&](auto zero) {
         using T = decltype(zero);
@@ -267,7 +277,7 @@ class ProcessGroupGloo : public ProcessGroup {
     dispatch_gloo_type(tensor.scalar_type(), "broadcast", [](auto) {});
     auto staged = std::make_shared<std::vector<Staged>>();
     staged->push_back(stage(tensor, rank_ == src));
-    return enqueue("broadcast", staged, [this, staged, src](uint32_t tag) {
+    return enqueue("broadcast", staged, {tensor}, [this, staged, src](uint32_t tag) {
       Tensor& h = (*staged)[0].host;
       dispatch_gloo_type(h.scalar_type(), "broadcast", [&](auto zero) {
         using T = decltype(zero);
@@ -288,7 +298,7 @@ class ProcessGroupGloo : public ProcessGroup {
     auto staged = std::make_shared<std::vector<Staged>>();
     staged->push_back(stage(tensor, true));
     for (const Tensor& o : outputs) staged->push_back(stage(o, false));
-    return enqueue("all_gather", staged, [this, staged](uint32_t tag) {
+    return enqueue("all_gather", staged, outputs, [this, staged](uint32_t tag) {
       const Tensor& in = (*staged)[0].host;
       const int64_t n = in.numel();
       Tensor flat = empty({n * size_}, TensorOptions().dtype(in.dtype()));
@@ -316,7 +326,7 @@ class ProcessGroupGloo : public ProcessGroup {
     staged->push_back(stage(output, false));
     for (const Tensor& i : inputs) staged->push_back(stage(i, true));
     // Gloo has no reduce-scatter for this API: all-reduce the concatenated inputs, keep this rank's part.
-    return enqueue("reduce_scatter", staged, [this, staged, op](uint32_t tag) {
+    return enqueue("reduce_scatter", staged, {output}, [this, staged, op](uint32_t tag) {
       Tensor& out = (*staged)[0].host;
       const int64_t n = out.numel();
       std::vector<Tensor> parts;
@@ -342,7 +352,7 @@ class ProcessGroupGloo : public ProcessGroup {
 
   std::shared_ptr<Work> barrier() override {
     auto staged = std::make_shared<std::vector<Staged>>();
-    return enqueue("barrier", staged, [this](uint32_t tag) {
+    return enqueue("barrier", staged, {}, [this](uint32_t tag) {
       gloo::BarrierOptions opts(context_);
       opts.setTag(tag);
       opts.setTimeout(timeout_);
@@ -400,8 +410,8 @@ class ProcessGroupGloo : public ProcessGroup {
   }
 
   std::shared_ptr<Work> enqueue(const char* op, std::shared_ptr<std::vector<Staged>> staged,
-                                std::function<void(uint32_t)> run) {
-    auto work = std::make_shared<GlooWork>();
+                                std::vector<Tensor> outputs, std::function<void(uint32_t)> run) {
+    auto work = std::make_shared<GlooWork>(std::move(outputs));
     {
       std::lock_guard<std::mutex> lock(mutex_);
       queue_.push_back(Task{op, ++seq_, std::move(staged), std::move(run), work});
