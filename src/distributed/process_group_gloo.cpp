@@ -34,6 +34,7 @@
 #include "ctorch/distributed.h"
 #include "ctorch/factories.h"
 #include "ctorch/grad_mode.h"
+#include "distributed/collective_checks.h"
 
 namespace ctorch::distributed {
 
@@ -246,7 +247,7 @@ class ProcessGroupGloo : public ProcessGroup {
   std::chrono::milliseconds timeout() const override { return timeout_; }
 
   std::shared_ptr<Work> all_reduce(Tensor tensor, ReduceOp op) override {
-    check_tensor(tensor, "all_reduce");
+    detail::check_collective_tensor("all_reduce", tensor);
     dispatch_gloo_type(tensor.scalar_type(), "all_reduce", [](auto) {});
     auto staged = std::make_shared<std::vector<Staged>>();
     staged->push_back(stage(tensor, true));
@@ -272,8 +273,8 @@ class ProcessGroupGloo : public ProcessGroup {
   }
 
   std::shared_ptr<Work> broadcast(Tensor tensor, int src) override {
-    check_tensor(tensor, "broadcast");
-    check_rank(src, "broadcast");
+    detail::check_collective_tensor("broadcast", tensor);
+    detail::check_root_rank("broadcast", src, size_);
     dispatch_gloo_type(tensor.scalar_type(), "broadcast", [](auto) {});
     auto staged = std::make_shared<std::vector<Staged>>();
     staged->push_back(stage(tensor, rank_ == src));
@@ -292,8 +293,8 @@ class ProcessGroupGloo : public ProcessGroup {
   }
 
   std::shared_ptr<Work> all_gather(std::vector<Tensor> outputs, Tensor tensor) override {
-    check_tensor(tensor, "all_gather");
-    check_list(outputs, tensor, "all_gather", "tensor_list", "tensor");
+    detail::check_collective_tensor("all_gather", tensor);
+    detail::check_tensor_list("all_gather", outputs, tensor, size_);
     dispatch_gloo_type(tensor.scalar_type(), "all_gather", [](auto) {});
     auto staged = std::make_shared<std::vector<Staged>>();
     staged->push_back(stage(tensor, true));
@@ -319,8 +320,8 @@ class ProcessGroupGloo : public ProcessGroup {
   }
 
   std::shared_ptr<Work> reduce_scatter(Tensor output, std::vector<Tensor> inputs, ReduceOp op) override {
-    check_tensor(output, "reduce_scatter");
-    check_list(inputs, output, "reduce_scatter", "input_list", "output");
+    detail::check_collective_tensor("reduce_scatter", output);
+    detail::check_tensor_list("reduce_scatter", inputs, output, size_);
     dispatch_gloo_type(output.scalar_type(), "reduce_scatter", [](auto) {});
     auto staged = std::make_shared<std::vector<Staged>>();
     staged->push_back(stage(output, false));
@@ -368,33 +369,6 @@ class ProcessGroupGloo : public ProcessGroup {
     std::function<void(uint32_t)> run;
     std::shared_ptr<GlooWork> work;
   };
-
-  void check_rank(int r, const char* op) const {
-    CTORCH_CHECK_VALUE(r >= 0 && r < size_, "[", op, "] Invalid rank ", r, ": expected a rank in [0, ", size_ - 1,
-                       "]");
-  }
-
-  void check_tensor(const Tensor& t, const char* op) const {
-    CTORCH_CHECK_VALUE(t.defined(), "[", op, "] expected a defined tensor, got an undefined one");
-    CTORCH_CHECK_VALUE(t.is_contiguous(), "[", op, "] Tensors must be contiguous (got sizes ", t.sizes(),
-                       ", strides ", t.strides(), " on ", t.device().str(), ")");
-  }
-
-  void check_list(const std::vector<Tensor>& list, const Tensor& t, const char* op, const char* list_name,
-                  const char* t_name) const {
-    CTORCH_CHECK_VALUE(static_cast<int>(list.size()) == size_, "[", op, "] ", list_name, " must have one tensor per rank: expected ",
-                       size_, ", got ", list.size());
-    for (size_t i = 0; i < list.size(); ++i) {
-      check_tensor(list[i], op);
-      CTORCH_CHECK_VALUE(list[i].sizes() == t.sizes(), "[", op, "] ", list_name, "[", i, "] must have the shape of ",
-                         t_name, ": expected ", t.sizes(), ", got ", list[i].sizes());
-      CTORCH_CHECK_TYPE(list[i].scalar_type() == t.scalar_type(), "[", op, "] ", list_name, "[", i,
-                        "] must have the dtype of ", t_name, ": expected ", t.scalar_type(), ", got ",
-                        list[i].scalar_type());
-      CTORCH_CHECK_VALUE(list[i].device() == t.device(), "[", op, "] ", list_name, "[", i, "] must be on ",
-                         t.device().str(), " like ", t_name, ", got ", list[i].device().str());
-    }
-  }
 
   // Note [Gloo work queue]: cuda tensors are copied to the host here, on the caller's thread.
   static Staged stage(const Tensor& t, bool read) {

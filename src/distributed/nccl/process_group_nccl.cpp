@@ -34,6 +34,7 @@
 #include "ctorch/grad_mode.h"
 #include "ctorch/ops.h"
 #include "distributed/backend_registry.h"
+#include "distributed/collective_checks.h"
 
 namespace ctorch::distributed {
 namespace {
@@ -87,10 +88,11 @@ ncclRedOp_t nccl_op(ReduceOp op, ScalarType t) {
   return ncclSum;
 }
 
+// Note [Collective checks], then what only NCCL needs: cuda tensors.
 void check_tensor(const Tensor& t, const char* op) {
+  detail::check_collective_tensor(op, t);
   CTORCH_CHECK_VALUE(t.is_cuda(), "[", op, "] Tensors must be CUDA and dense for the NCCL backend, got a tensor on ",
                      t.device());
-  CTORCH_CHECK_VALUE(t.is_contiguous(), "[", op, "] Tensors must be contiguous");
 }
 
 // A collective's completion (Note [NCCL work]).
@@ -174,7 +176,7 @@ class ProcessGroupNCCL : public ProcessGroup, public std::enable_shared_from_thi
 
   std::shared_ptr<Work> broadcast(Tensor tensor, int src) override {
     check_tensor(tensor, "broadcast");
-    CTORCH_CHECK_VALUE(src >= 0 && src < size_, "Invalid rootRank ", src, " for a group of size ", size_);
+    detail::check_root_rank("broadcast", src, size_);
     const ncclDataType_t type = nccl_type(tensor.scalar_type(), "broadcast");
     return run("BROADCAST", tensor, {tensor}, {tensor}, [&](ncclComm_t c, cudaStream_t s) {
       return ncclBroadcast(tensor.data_ptr(), tensor.data_ptr(), tensor.numel(), type, src, c, s);
@@ -183,13 +185,7 @@ class ProcessGroupNCCL : public ProcessGroup, public std::enable_shared_from_thi
 
   std::shared_ptr<Work> all_gather(std::vector<Tensor> outputs, Tensor tensor) override {
     check_tensor(tensor, "all_gather");
-    CTORCH_CHECK_VALUE(static_cast<int>(outputs.size()) == size_, "[all_gather] expected ", size_,
-                       " output tensors, got ", outputs.size());
-    for (const Tensor& o : outputs) {
-      CTORCH_CHECK_VALUE(o.sizes() == tensor.sizes() && o.scalar_type() == tensor.scalar_type() &&
-                             o.device() == tensor.device(),
-                         "[all_gather] every output must match the input's shape, dtype and device");
-    }
+    detail::check_tensor_list("all_gather", outputs, tensor, size_);
     const ncclDataType_t type = nccl_type(tensor.scalar_type(), "all_gather");
     NoGradGuard no_grad;
     Tensor flat = empty({size_ * tensor.numel()}, tensor.options());
@@ -208,18 +204,12 @@ class ProcessGroupNCCL : public ProcessGroup, public std::enable_shared_from_thi
 
   std::shared_ptr<Work> reduce_scatter(Tensor output, std::vector<Tensor> inputs, ReduceOp op) override {
     check_tensor(output, "reduce_scatter");
-    CTORCH_CHECK_VALUE(static_cast<int>(inputs.size()) == size_, "[reduce_scatter] expected ", size_,
-                       " input tensors, got ", inputs.size());
+    detail::check_tensor_list("reduce_scatter", inputs, output, size_);
     const ncclDataType_t type = nccl_type(output.scalar_type(), "reduce_scatter");
     const ncclRedOp_t red = nccl_op(op, output.scalar_type());
     NoGradGuard no_grad;
     std::vector<Tensor> flat_parts;
-    for (const Tensor& in : inputs) {
-      CTORCH_CHECK_VALUE(in.sizes() == output.sizes() && in.scalar_type() == output.scalar_type() &&
-                             in.device() == output.device(),
-                         "[reduce_scatter] every input must match the output's shape, dtype and device");
-      flat_parts.push_back(in.reshape({-1}));
-    }
+    for (const Tensor& in : inputs) flat_parts.push_back(in.reshape({-1}));
     Tensor flat = cat(flat_parts);  // on the caller's stream, before the NCCL stream waits for it
     return run("REDUCE_SCATTER", output, {output, flat}, {output}, [&](ncclComm_t c, cudaStream_t s) {
       return ncclReduceScatter(flat.data_ptr(), output.data_ptr(), output.numel(), type, red, c, s);
