@@ -21,11 +21,12 @@ class DistributedDataParallel : public UnaryModule {
  public:
   /// Wraps `module` (registered as child "module"); `process_group` null means the default group.
   /// find_unused_parameters: parameters without a gradient in a backward are reduced as zeros (or
-  /// their .grad), and ones no rank used keep their .grad untouched.
+  /// their .grad), and ones no rank used keep their .grad untouched. gradient_as_bucket_view: each
+  /// .grad becomes a view into its flat reduction bucket, so gradients are not copied in and out.
   explicit DistributedDataParallel(std::shared_ptr<UnaryModule> module,
                                    std::shared_ptr<distributed::ProcessGroup> process_group = nullptr,
                                    double bucket_cap_mb = 25.0, bool broadcast_buffers = true,
-                                   bool find_unused_parameters = false);
+                                   bool find_unused_parameters = false, bool gradient_as_bucket_view = false);
   ~DistributedDataParallel() override;
 
   /// Broadcasts rank 0's buffers (broadcast_buffers), then runs the wrapped module.

@@ -4,12 +4,19 @@
 // order (the order backward usually produces their gradients), per dtype and device, the first
 // bucket capped at 1 MiB and the others at bucket_cap_mb (PyTorch's compute_bucket_assignment_by_size).
 // forward() arms the reducer when grad mode is on and synchronization is not disabled by no_sync().
-// A hook on each parameter sees its incoming gradient before it is accumulated and writes
-// (.grad + incoming) into the bucket's flat buffer; when a bucket is full it is divided by the world
-// size and all-reduced asynchronously, buckets strictly in order so that every rank issues the same
-// collectives. The first hook of a backward queues a callback that runs when that backward ends
+// c10d marks a parameter ready in a hook that runs after its AccumulateGrad; ctorch's leaf hooks run
+// before it, so a hook only notes its parameter as pending and the next hook (or the end of the
+// backward) marks it ready: the engine runs a leaf's AccumulateGrad right after the leaf's hooks, on
+// the same thread, so by then .grad holds the accumulated gradient. Marking ready copies .grad into
+// the bucket's flat buffer; when a bucket is full it is divided by the world size and all-reduced
+// asynchronously, buckets strictly in order so that every rank issues the same collectives. The
+// first hook of a backward queues a callback that runs when that backward ends
 // (autograd::queue_callback): once every parameter is ready it waits for every bucket and copies
 // the averaged values into the parameters' .grad (finalize).
+//
+// Note [Gradient as bucket view]: with gradient_as_bucket_view, marking ready makes .grad a view of
+// its bucket slot (after copying it there once), so later backward passes accumulate straight into
+// the bucket, the all-reduce averages .grad in place and finalize copies nothing.
 //
 // Note [Unfinished reduction]: a parameter that gets no gradient leaves its bucket, and every later
 // one, unlaunched, and the callback leaves the iteration unfinished (c10d's require_finalize_): a
@@ -65,14 +72,17 @@ struct DistributedDataParallel::Reducer {
   bool require_finalize = false;   // a parameter was marked ready and finalize() has not run yet
   bool callback_queued = false;    // finalize() is queued on the running backward
   size_t next_launch = 0;
+  std::optional<size_t> pending;   // the parameter whose AccumulateGrad runs now (Note [DDP reducer])
+  bool bucket_view = false;        // Note [Gradient as bucket view]
   bool find_unused = false;        // Note [Unused parameters]
   std::vector<int32_t> used;       // find_unused: 1 for parameters that got a gradient on this rank
   Tensor used_reduced;             // find_unused: `used` summed over the ranks (once launched)
   std::shared_ptr<dist::Work> used_work;
 
+  // Parameter i's slot in its bucket, shaped like the parameter.
   Tensor slot_view(size_t i) {
     const auto [b, slot] = where[i];
-    return buckets[b].buffer.narrow(0, buckets[b].offsets[slot], params[i].numel());
+    return buckets[b].buffer.narrow(0, buckets[b].offsets[slot], params[i].numel()).view(params[i].sizes());
   }
 
   // Note [Unfinished reduction]: c10d's Reducer::ensure_prior_reduction_finished, with its text.
@@ -115,6 +125,7 @@ struct DistributedDataParallel::Reducer {
   void arm() {
     armed = true;
     callback_queued = false;
+    pending.reset();
     next_launch = 0;
     std::fill(ready.begin(), ready.end(), false);
     std::fill(used.begin(), used.end(), 0);
@@ -136,20 +147,33 @@ struct DistributedDataParallel::Reducer {
     }
   }
 
-  void mark_ready(size_t i, const Tensor& incoming) {
+  static bool is_alias_of(const Tensor& a, const Tensor& b) {
+    return a.impl()->storage().get() == b.impl()->storage().get() && a.storage_offset() == b.storage_offset();
+  }
+
+  // c10d's mark_variable_ready_dense: parameter i's .grad (accumulated) goes into its slot.
+  void mark_ready(size_t i) {
     NoGradGuard no_grad;
     Tensor view = slot_view(i);
-    const Tensor& acc = params[i].grad();
-    if (incoming.defined()) {
-      view.copy_(acc.defined() ? (acc.detach() + incoming.detach()).reshape({-1}) : incoming.detach().reshape({-1}));
-    } else if (acc.defined()) {
-      view.copy_(acc.detach().reshape({-1}));
-    } else {
+    Tensor& grad = params[i].mutable_grad();
+    if (!grad.defined()) {
       view.zero_();
+    } else if (!is_alias_of(grad, view)) {
+      view.copy_(grad);
+      if (bucket_view) grad = view;
     }
     ready[i] = true;
     require_finalize = true;
     --buckets[where[i].first].pending;
+  }
+
+  // The pending parameter's AccumulateGrad has run: it is ready.
+  void confirm_pending() {
+    if (!pending) return;
+    const size_t i = *pending;
+    pending.reset();
+    mark_ready(i);
+    launch_ready();
   }
 
   // Queues on_backward_end on the running backward (once per backward).
@@ -159,11 +183,12 @@ struct DistributedDataParallel::Reducer {
     autograd::queue_callback([this] { on_backward_end(); });
   }
 
-  void on_gradient(size_t i, const Tensor& incoming) {
-    if (!armed || ready[i]) return;
-    mark_ready(i, incoming);
+  // A hook on parameter i: its gradient is about to be accumulated (Note [DDP reducer]).
+  void on_gradient(size_t i) {
+    if (!armed || ready[i] || pending == i) return;
+    confirm_pending();
+    pending = i;
     if (find_unused) used[i] = 1;
-    launch_ready();
     queue_end_of_backward();
   }
 
@@ -177,9 +202,10 @@ struct DistributedDataParallel::Reducer {
   void on_backward_end() {
     callback_queued = false;
     if (!armed) return;
+    confirm_pending();
     if (find_unused) {
       for (size_t i = 0; i < params.size(); ++i) {
-        if (!ready[i]) mark_ready(i, Tensor());
+        if (!ready[i]) mark_ready(i);
       }
       launch_ready();
     }
@@ -212,9 +238,16 @@ struct DistributedDataParallel::Reducer {
       for (size_t slot = 0; slot < b.params.size(); ++slot) {
         const size_t i = b.params[slot];
         if (!users.empty() && users[i] == 0) continue;  // unused on every rank: .grad untouched
-        Tensor value = b.buffer.narrow(0, b.offsets[slot], params[i].numel()).view(params[i].sizes());
+        Tensor value = slot_view(i);
         Tensor& grad = params[i].mutable_grad();
-        if (grad.defined()) {
+        if (bucket_view) {  // Note [Gradient as bucket view]
+          if (!grad.defined()) grad = value;
+          CTORCH_CHECK(is_alias_of(grad, value),
+                       "Detected at least one parameter gradient is not the expected DDP bucket view with "
+                       "gradient_as_bucket_view=True. This may happen (for example) if multiple allreduce hooks were "
+                       "registered onto the same parameter. If you hit this error, please file an issue with a "
+                       "minimal repro.");
+        } else if (grad.defined()) {
           grad.copy_(value);
         } else {
           grad = value.clone();
@@ -227,7 +260,7 @@ struct DistributedDataParallel::Reducer {
 DistributedDataParallel::DistributedDataParallel(std::shared_ptr<UnaryModule> module,
                                                  std::shared_ptr<dist::ProcessGroup> process_group,
                                                  double bucket_cap_mb, bool broadcast_buffers,
-                                                 bool find_unused_parameters)
+                                                 bool find_unused_parameters, bool gradient_as_bucket_view)
     : UnaryModule("DistributedDataParallel"),
       module_(std::move(module)),
       group_(process_group ? std::move(process_group) : dist::default_group()),
@@ -326,10 +359,21 @@ DistributedDataParallel::DistributedDataParallel(std::shared_ptr<UnaryModule> mo
   }
   r.ready.assign(r.params.size(), false);
   r.find_unused = find_unused_parameters;
+  r.bucket_view = gradient_as_bucket_view;
+  if (r.bucket_view) {  // gradients that exist already move into their slots (c10d's initialize_bucket_views)
+    NoGradGuard no_grad;
+    for (size_t i = 0; i < r.params.size(); ++i) {
+      Tensor& grad = r.params[i].mutable_grad();
+      if (!grad.defined()) continue;
+      Tensor view = r.slot_view(i);
+      view.copy_(grad);
+      grad = view;
+    }
+  }
   if (r.find_unused) r.used.assign(r.params.size(), 0);
   for (size_t i = 0; i < r.params.size(); ++i) {
     Reducer* reducer = reducer_.get();
-    r.hook_keys.push_back(r.params[i].register_hook([reducer, i](const Tensor& g) { reducer->on_gradient(i, g); }));
+    r.hook_keys.push_back(r.params[i].register_hook([reducer, i](const Tensor&) { reducer->on_gradient(i); }));
   }
 }
 

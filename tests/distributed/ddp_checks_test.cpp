@@ -251,6 +251,102 @@ TEST_P(DDPChecks, WithoutFindUnusedParametersARankThatSkipsPartRaisesAtTheNextFo
   EXPECT_NE(backward_error[0].find("[Rank 0]: Gloo all_reduce"), std::string::npos) << backward_error[0];
 }
 
+// Trains TwoBranch(0) copies on 2 ranks for 3 steps of SGD with momentum; per rank, the final
+// parameters and, per step, each parameter's .grad right after backward.
+struct Trained {
+  std::vector<std::vector<Tensor>> params{2};
+  std::vector<std::vector<std::vector<Tensor>>> grads{2};   // [rank][step][parameter], the tensors themselves
+  std::vector<std::vector<std::vector<Tensor>>> values{2};  // their values right after backward (copies)
+};
+
+TEST_P(DDPChecks, GradientAsBucketViewAliasesTheBucketsAndMatchesTheCopyPath) {
+  for (double cap : {25.0, 0.00001}) {
+    for (bool set_to_none : {false, true}) {
+      std::vector<Trained> runs(2);  // copy path, bucket view
+      for (int as_view = 0; as_view < 2; ++as_view) {
+        const auto models = two_models();
+        Trained& out = runs[static_cast<size_t>(as_view)];
+        run([&](int rank, auto pg, Device dev) {
+          auto model = models[static_cast<size_t>(rank)];
+          model->to(dev);
+          DDP ddp(model, pg, cap, true, false, /*gradient_as_bucket_view=*/as_view == 1);
+          optim::SGD opt(ddp.parameters(), optim::SGDOptions(0.1).momentum(0.9));
+          for (int step = 0; step < 3; ++step) {
+            opt.zero_grad(set_to_none);
+            ddp(input_of(rank, step).to(dev)).pow(2).sum().backward();
+            std::vector<Tensor> grads, values;
+            for (const Tensor& p : model->parameters()) {
+              grads.push_back(p.grad());
+              values.push_back(p.grad().cpu().clone());
+            }
+            out.grads[static_cast<size_t>(rank)].push_back(grads);
+            out.values[static_cast<size_t>(rank)].push_back(values);
+            opt.step();
+          }
+          for (const Tensor& p : model->parameters()) out.params[static_cast<size_t>(rank)].push_back(p.detach().cpu());
+        });
+      }
+      for (int r = 0; r < 2; ++r) {
+        SCOPED_TRACE("cap " + std::to_string(cap) + " set_to_none " + std::to_string(set_to_none) + " rank " +
+                     std::to_string(r));
+        const auto& copy_grads = runs[0].grads[static_cast<size_t>(r)];
+        const auto& view_grads = runs[1].grads[static_cast<size_t>(r)];
+        for (size_t i = 0; i < 4; ++i) {
+          EXPECT_TRUE(runs[1].params[static_cast<size_t>(r)][i].allclose(runs[0].params[static_cast<size_t>(r)][i],
+                                                                         1e-6, 1e-7))
+              << "parameter " << i;
+        }
+        for (size_t step = 0; step < 3; ++step) {
+          for (size_t i = 0; i < 4; ++i) {
+            EXPECT_TRUE(runs[1].values[static_cast<size_t>(r)][step][i].allclose(
+                runs[0].values[static_cast<size_t>(r)][step][i], 1e-6, 1e-7))
+                << "step " << step << " parameter " << i;
+            // Bucket order is 3, 2, 1, 0: the slot of parameter i starts after those of i+1..3.
+            int64_t slot_start = 0;
+            for (size_t j = i + 1; j < 4; ++j) slot_start += view_grads[step][j].numel();
+            if (cap > 1) {  // one bucket: every gradient is a view into one flat buffer
+              EXPECT_EQ(view_grads[step][i].impl()->storage().get(), view_grads[step][0].impl()->storage().get());
+              EXPECT_EQ(view_grads[step][i].storage_offset(), slot_start);
+              EXPECT_EQ(view_grads[step][i].impl()->storage()->nbytes(), 30 * sizeof(float));
+              EXPECT_NE(copy_grads[step][i].impl()->storage().get(),
+                        copy_grads[step][(i + 1) % 4].impl()->storage().get())
+                  << "the copy path's gradients are separate tensors";
+            } else {
+              EXPECT_EQ(view_grads[step][i].impl()->storage()->nbytes(), view_grads[step][i].numel() * sizeof(float));
+            }
+            // The same bucket every step: nothing is reallocated or copied back.
+            EXPECT_EQ(view_grads[step][i].data_ptr(), view_grads[0][i].data_ptr());
+          }
+        }
+      }
+    }
+  }
+}
+
+TEST_P(DDPChecks, GradientAsBucketViewMovesExistingGradientsIntoTheBuckets) {
+  std::vector<std::vector<Tensor>> before(2), after(2);
+  std::vector<bool> aliased(2);
+  const auto models = two_models();
+  run([&](int rank, auto pg, Device dev) {
+    auto model = models[static_cast<size_t>(rank)];
+    model->to(dev);
+    (*model)(input_of(rank).to(dev)).sum().backward();  // gradients before wrapping
+    for (const Tensor& p : model->parameters()) before[static_cast<size_t>(rank)].push_back(p.grad().cpu());
+    DDP ddp(model, pg, 25.0, true, false, /*gradient_as_bucket_view=*/true);
+    const auto params = model->parameters();
+    aliased[static_cast<size_t>(rank)] = true;
+    for (const Tensor& p : params) {
+      after[static_cast<size_t>(rank)].push_back(p.grad().cpu());
+      aliased[static_cast<size_t>(rank)] = aliased[static_cast<size_t>(rank)] &&
+                                           p.grad().impl()->storage().get() == params[0].grad().impl()->storage().get();
+    }
+  });
+  for (int r = 0; r < 2; ++r) {
+    EXPECT_TRUE(aliased[static_cast<size_t>(r)]);
+    for (size_t i = 0; i < 4; ++i) EXPECT_TRUE(after[static_cast<size_t>(r)][i].equal(before[static_cast<size_t>(r)][i]));
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(, DDPChecks, ::testing::Values(false, true),
                          [](const auto& info) { return std::string(info.param ? "emulated" : "cpu"); });
 
