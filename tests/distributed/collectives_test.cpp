@@ -173,7 +173,8 @@ TEST(CollectivesArguments, AreCheckedWithTypedErrors) {
                 "[broadcast] invalid root rank: 2 (expected a rank in [0, 1])");
       EXPECT_EQ(error_of<ValueError>([&] { broadcast(zeros({2}), -1); }),
                 "[broadcast] invalid root rank: -1 (expected a rank in [0, 1])");
-      EXPECT_EQ(error_of<ValueError>([&] { all_gather({}, zeros({2})); }), "[all_gather] requires non-empty tensor list");
+      EXPECT_EQ(error_of<ValueError>([&] { all_gather({}, zeros({2})); }),
+                "[all_gather] requires non-empty tensor list");
       EXPECT_EQ(error_of<ValueError>([&] { all_gather({zeros({2})}, zeros({2})); }),
                 "[all_gather] requires one tensor per rank: expected 2, got 1");
       EXPECT_EQ(error_of<ValueError>([&] { all_gather({zeros({2}), zeros({3})}, zeros({2})); }),

@@ -343,7 +343,9 @@ TEST_P(DDPChecks, GradientAsBucketViewMovesExistingGradientsIntoTheBuckets) {
   });
   for (int r = 0; r < 2; ++r) {
     EXPECT_TRUE(aliased[static_cast<size_t>(r)]);
-    for (size_t i = 0; i < 4; ++i) EXPECT_TRUE(after[static_cast<size_t>(r)][i].equal(before[static_cast<size_t>(r)][i]));
+    for (size_t i = 0; i < 4; ++i) {
+      EXPECT_TRUE(after[static_cast<size_t>(r)][i].equal(before[static_cast<size_t>(r)][i]));
+    }
   }
 }
 
