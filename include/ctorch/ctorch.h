@@ -35,6 +35,7 @@
 #include "ctorch/error.h"
 #include "ctorch/factories.h"
 #include "ctorch/fft.h"
+#include "ctorch/future.h"
 #include "ctorch/generator.h"
 #include "ctorch/grad_mode.h"
 #include "ctorch/half.h"

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "ctorch/distributed_store.h"
+#include "ctorch/future.h"
 #include "ctorch/tensor.h"
 
 namespace ctorch::distributed {
@@ -32,6 +33,11 @@ class Work {
   virtual bool is_success() = 0;
   /// The op's error (null while running or after a success).
   virtual std::exception_ptr exception() = 0;
+  /// A future of the op's output tensors (c10d's Work::getFuture): the tensor of all_reduce and
+  /// broadcast, all_gather's tensor list, reduce_scatter's output, nothing for barrier. Gloo completes
+  /// it when the op finishes (with its DistBackendError on failure); NCCL at once, the caller's current
+  /// stream waiting for the op (PyTorch's CUDA future). Every call returns the same future.
+  virtual std::shared_ptr<Future> get_future() = 0;
 };
 
 /// A group of ranks that run collectives together (torch.distributed.ProcessGroup).

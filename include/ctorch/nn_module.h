@@ -103,6 +103,8 @@ class Module : public std::enable_shared_from_this<Module> {
   /// not declare CTORCH_MODULE_REPLICABLE.
   std::shared_ptr<Module> replicate_with(const TensorMap& map) const;
   /// A deep copy (libtorch's clone): fresh leaves with copied values, on `device` when given.
+  /// Error when a class's tensor or module member still refers to the original's afterwards (a
+  /// forgotten rebind(); Note [Clone checks members]).
   std::shared_ptr<Module> clone(std::optional<Device> device = std::nullopt) const;
 
  protected:
@@ -129,6 +131,7 @@ class Module : public std::enable_shared_from_this<Module> {
 
  private:
   void add_child(std::string name, std::shared_ptr<Module> module);
+  std::shared_ptr<Module> replicate(const TensorMap& map, bool check_members) const;
   void apply_to_tensors(const std::function<Tensor(const Tensor&)>& fn);
 
   std::string name_;

@@ -4,14 +4,42 @@
 // order (the order backward usually produces their gradients), per dtype and device, the first
 // bucket capped at 1 MiB and the others at bucket_cap_mb (PyTorch's compute_bucket_assignment_by_size).
 // forward() arms the reducer when grad mode is on and synchronization is not disabled by no_sync().
-// A hook on each parameter sees its incoming gradient before it is accumulated and writes
-// (.grad + incoming) into the bucket's flat buffer; when a bucket is full it is divided by the world
-// size and all-reduced asynchronously, buckets strictly in order so that every rank issues the same
-// collectives. The first hook queues a callback that runs when backward ends (autograd::queue_callback):
-// it fills the slots of parameters that got no gradient (their .grad, or zeros), launches what is
-// left, waits for every bucket and copies the averaged values into the parameters' .grad.
+// c10d marks a parameter ready in a hook that runs after its AccumulateGrad; ctorch's leaf hooks run
+// before it, so a hook only notes its parameter as pending and the next hook (or the end of the
+// backward) marks it ready: the engine runs a leaf's AccumulateGrad right after the leaf's hooks, on
+// the same thread, so by then .grad holds the accumulated gradient. Marking ready copies .grad into
+// the bucket's flat buffer; when a bucket is full it is divided by the world size and all-reduced
+// asynchronously, buckets strictly in order so that every rank issues the same collectives. The
+// first hook of a backward queues a callback that runs when that backward ends
+// (autograd::queue_callback): once every parameter is ready it waits for every bucket and copies
+// the averaged values into the parameters' .grad (finalize).
+//
+// Note [Gradient as bucket view]: with gradient_as_bucket_view, marking ready makes .grad a view of
+// its bucket slot (after copying it there once), so later backward passes accumulate straight into
+// the bucket, the all-reduce averages .grad in place and finalize copies nothing.
+//
+// Note [Unfinished reduction]: a parameter that gets no gradient leaves its bucket, and every later
+// one, unlaunched, and the callback leaves the iteration unfinished (c10d's require_finalize_): a
+// later backward of the same iteration may still complete it. The next forward with grad mode on
+// raises c10d's "Expected to have finished reduction in the prior iteration" error naming the
+// parameters without a gradient, and keeps raising it (PyTorch's reducer is not reset either); a
+// forward under no_grad still runs. Nothing is dropped: the launched buckets' works stay in place.
+//
+// Note [Unused parameters]: with find_unused_parameters, the end of a backward that reached this
+// iteration's output or any parameter marks every parameter still without a gradient ready (its
+// .grad, or zeros, goes into the bucket), so the rank issues all its collectives and its peers do
+// not wait. A hook on the forward's output starts the iteration when the backward reaches it, so a
+// rank whose output depends on no parameter still takes part. After the last bucket a map of the
+// parameters used on this rank is all-reduced; a parameter no rank used keeps its .grad untouched
+// (PyTorch's local_used_maps). Unlike c10d, unused parameters are found at the end of the backward
+// (not by walking the graph at forward), so their buckets are launched last. A rank whose backward
+// reaches neither the output nor a parameter takes no part, and its peers wait until the timeout
+// (as in PyTorch).
 #include <algorithm>
+#include <cstdlib>
 #include <optional>
+#include <sstream>
+#include <string>
 
 #include "ctorch/autograd.h"
 #include "ctorch/cuda_stream.h"
@@ -39,20 +67,69 @@ struct DistributedDataParallel::Reducer {
   std::vector<std::pair<size_t, size_t>> where;  // param -> (bucket, slot)
   std::vector<bool> ready;
   std::vector<unsigned> hook_keys;
-  bool armed = false;
-  bool callback_queued = false;
+  std::vector<std::string> names;  // the wrapped module's parameter names (TORCH_DISTRIBUTED_DEBUG)
+  bool armed = false;              // hooks of this iteration are expected (expect_autograd_hooks_)
+  bool require_finalize = false;   // a parameter was marked ready and finalize() has not run yet
+  bool callback_queued = false;    // finalize() is queued on the running backward
   size_t next_launch = 0;
+  std::optional<size_t> pending;   // the parameter whose AccumulateGrad runs now (Note [DDP reducer])
+  bool bucket_view = false;        // Note [Gradient as bucket view]
+  bool find_unused = false;        // Note [Unused parameters]
+  std::vector<int32_t> used;       // find_unused: 1 for parameters that got a gradient on this rank
+  Tensor used_reduced;             // find_unused: `used` summed over the ranks (once launched)
+  std::shared_ptr<dist::Work> used_work;
 
+  // Parameter i's slot in its bucket, shaped like the parameter.
   Tensor slot_view(size_t i) {
     const auto [b, slot] = where[i];
-    return buckets[b].buffer.narrow(0, buckets[b].offsets[slot], params[i].numel());
+    return buckets[b].buffer.narrow(0, buckets[b].offsets[slot], params[i].numel()).view(params[i].sizes());
+  }
+
+  // Note [Unfinished reduction]: c10d's Reducer::ensure_prior_reduction_finished, with its text.
+  void ensure_prior_reduction_finished() const {
+    if (!require_finalize) return;
+    std::ostringstream indices;
+    std::vector<std::string> unmarked_names;
+    for (size_t i = 0; i < params.size(); ++i) {
+      if (ready[i]) continue;
+      indices << (indices.tellp() > 0 ? " " : "") << i;
+      unmarked_names.push_back(names[i]);
+    }
+    std::string msg =
+        "Expected to have finished reduction in the prior iteration before starting a new one. This error "
+        "indicates that your module has parameters that were not used in producing loss. You can enable unused "
+        "parameter detection by passing the keyword argument `find_unused_parameters=True` to "
+        "`torch.nn.parallel.DistributedDataParallel`, and by \nmaking sure all `forward` function outputs "
+        "participate in calculating loss. \nIf you already have done the above, then the distributed data parallel "
+        "module wasn't able to locate the output tensors in the return value of your module's `forward` function. "
+        "Please include the loss function and the structure of the return value of `forward` of your module when "
+        "reporting this issue (e.g. list, dict, iterable).";
+    const std::string indices_info = "\nParameter indices which did not receive grad for rank " +
+                                     std::to_string(group->rank()) + ": " + indices.str();
+    const char* debug = std::getenv("TORCH_DISTRIBUTED_DEBUG");
+    const std::string level = debug ? debug : "";
+    if (level == "INFO" || level == "DETAIL") {
+      std::string joined;
+      for (const std::string& n : unmarked_names) joined += (joined.empty() ? "" : ", ") + n;
+      msg += "\nParameters which did not receive grad for rank " + std::to_string(group->rank()) + ": " + joined;
+      msg += indices_info;
+    } else {
+      msg += indices_info;
+      msg += "\n In addition, you can set the environment variable TORCH_DISTRIBUTED_DEBUG to either INFO or "
+             "DETAIL to print out information about which particular parameters did not receive gradient on this "
+             "rank as part of this error";
+    }
+    CTORCH_CHECK(false, msg);
   }
 
   void arm() {
     armed = true;
     callback_queued = false;
+    pending.reset();
     next_launch = 0;
     std::fill(ready.begin(), ready.end(), false);
+    std::fill(used.begin(), used.end(), 0);
+    used_work = nullptr;
     for (Bucket& b : buckets) {
       b.pending = b.params.size();
       b.work = nullptr;
@@ -70,38 +147,88 @@ struct DistributedDataParallel::Reducer {
     }
   }
 
-  void mark_ready(size_t i, const Tensor& incoming) {
+  static bool is_alias_of(const Tensor& a, const Tensor& b) {
+    return a.impl()->storage().get() == b.impl()->storage().get() && a.storage_offset() == b.storage_offset();
+  }
+
+  // c10d's mark_variable_ready_dense: parameter i's .grad (accumulated) goes into its slot.
+  void mark_ready(size_t i) {
     NoGradGuard no_grad;
     Tensor view = slot_view(i);
-    const Tensor& acc = params[i].grad();
-    if (incoming.defined()) {
-      view.copy_(acc.defined() ? (acc.detach() + incoming.detach()).reshape({-1}) : incoming.detach().reshape({-1}));
-    } else if (acc.defined()) {
-      view.copy_(acc.detach().reshape({-1}));
-    } else {
+    Tensor& grad = params[i].mutable_grad();
+    if (!grad.defined()) {
       view.zero_();
+    } else if (!is_alias_of(grad, view)) {
+      view.copy_(grad);
+      if (bucket_view) grad = view;
     }
     ready[i] = true;
+    require_finalize = true;
     --buckets[where[i].first].pending;
   }
 
-  void on_gradient(size_t i, const Tensor& incoming) {
-    if (!armed || ready[i]) return;
-    mark_ready(i, incoming);
+  // The pending parameter's AccumulateGrad has run: it is ready.
+  void confirm_pending() {
+    if (!pending) return;
+    const size_t i = *pending;
+    pending.reset();
+    mark_ready(i);
     launch_ready();
-    if (!callback_queued) {
-      callback_queued = true;
-      autograd::queue_callback([this] { finalize(); });
+  }
+
+  // Queues on_backward_end on the running backward (once per backward).
+  void queue_end_of_backward() {
+    if (callback_queued) return;
+    callback_queued = true;
+    autograd::queue_callback([this] { on_backward_end(); });
+  }
+
+  // A hook on parameter i: its gradient is about to be accumulated (Note [DDP reducer]).
+  void on_gradient(size_t i) {
+    if (!armed || ready[i] || pending == i) return;
+    confirm_pending();
+    pending = i;
+    if (find_unused) used[i] = 1;
+    queue_end_of_backward();
+  }
+
+  // Note [Unused parameters]: the backward reached this iteration's output.
+  void on_output_gradient() {
+    if (armed) queue_end_of_backward();
+  }
+
+  // Note [Unfinished reduction]: without every gradient the iteration stays open, unless
+  // Note [Unused parameters] marks the rest.
+  void on_backward_end() {
+    callback_queued = false;
+    if (!armed) return;
+    confirm_pending();
+    if (find_unused) {
+      for (size_t i = 0; i < params.size(); ++i) {
+        if (!ready[i]) mark_ready(i);
+      }
+      launch_ready();
     }
+    if (next_launch < buckets.size()) return;
+    if (find_unused) {
+      NoGradGuard no_grad;
+      Tensor flags = tensor(used).to(params[0].device());
+      used_reduced = flags;
+      used_work = group->all_reduce(flags, dist::ReduceOp::SUM);  // after the last bucket, on every rank
+    }
+    finalize();
   }
 
   void finalize() {
     armed = false;
-    for (size_t i = 0; i < params.size(); ++i) {
-      if (!ready[i]) mark_ready(i, Tensor());  // unused in this backward: its current .grad or zeros
-    }
-    launch_ready();
+    require_finalize = false;
     for (Bucket& b : buckets) b.work->wait();
+    std::vector<int64_t> users;  // find_unused: how many ranks used each parameter
+    if (used_work) {
+      used_work->wait();
+      const Tensor counts = used_reduced.to(kLong).cpu();
+      for (int64_t i = 0; i < counts.numel(); ++i) users.push_back(counts[i].item<int64_t>());
+    }
     NoGradGuard no_grad;
     for (Bucket& b : buckets) {
       if (b.stream) {
@@ -110,9 +237,17 @@ struct DistributedDataParallel::Reducer {
       }
       for (size_t slot = 0; slot < b.params.size(); ++slot) {
         const size_t i = b.params[slot];
-        Tensor value = b.buffer.narrow(0, b.offsets[slot], params[i].numel()).view(params[i].sizes());
+        if (!users.empty() && users[i] == 0) continue;  // unused on every rank: .grad untouched
+        Tensor value = slot_view(i);
         Tensor& grad = params[i].mutable_grad();
-        if (grad.defined()) {
+        if (bucket_view) {  // Note [Gradient as bucket view]
+          if (!grad.defined()) grad = value;
+          CTORCH_CHECK(is_alias_of(grad, value),
+                       "Detected at least one parameter gradient is not the expected DDP bucket view with "
+                       "gradient_as_bucket_view=True. This may happen (for example) if multiple allreduce hooks were "
+                       "registered onto the same parameter. If you hit this error, please file an issue with a "
+                       "minimal repro.");
+        } else if (grad.defined()) {
           grad.copy_(value);
         } else {
           grad = value.clone();
@@ -124,19 +259,22 @@ struct DistributedDataParallel::Reducer {
 
 DistributedDataParallel::DistributedDataParallel(std::shared_ptr<UnaryModule> module,
                                                  std::shared_ptr<dist::ProcessGroup> process_group,
-                                                 double bucket_cap_mb, bool broadcast_buffers)
+                                                 double bucket_cap_mb, bool broadcast_buffers,
+                                                 bool find_unused_parameters, bool gradient_as_bucket_view)
     : UnaryModule("DistributedDataParallel"),
       module_(std::move(module)),
       group_(process_group ? std::move(process_group) : dist::default_group()),
       broadcast_buffers_(broadcast_buffers),
-      reducer_(std::make_unique<Reducer>()) {
+      reducer_(std::make_shared<Reducer>()) {
   CTORCH_CHECK_VALUE(module_ != nullptr, "DistributedDataParallel: the module is null");
   CTORCH_CHECK_VALUE(bucket_cap_mb > 0, "DistributedDataParallel: bucket_cap_mb must be positive, got ", bucket_cap_mb);
   register_module("module", module_);
   Reducer& r = *reducer_;
   r.group = group_;
-  for (const Tensor& p : module_->parameters()) {
-    if (p.requires_grad()) r.params.push_back(p);
+  for (const auto& [name, p] : module_->named_parameters()) {
+    if (!p.requires_grad()) continue;
+    r.params.push_back(p);
+    r.names.push_back(name);
   }
   CTORCH_CHECK(!r.params.empty(),
                "DistributedDataParallel is not needed when a module doesn't have any parameter that requires a "
@@ -220,9 +358,22 @@ DistributedDataParallel::DistributedDataParallel(std::shared_ptr<UnaryModule> mo
     for (size_t slot = 0; slot < r.buckets[b].params.size(); ++slot) r.where[r.buckets[b].params[slot]] = {b, slot};
   }
   r.ready.assign(r.params.size(), false);
+  r.find_unused = find_unused_parameters;
+  r.bucket_view = gradient_as_bucket_view;
+  if (r.bucket_view) {  // gradients that exist already move into their slots (c10d's initialize_bucket_views)
+    NoGradGuard no_grad;
+    for (size_t i = 0; i < r.params.size(); ++i) {
+      Tensor& grad = r.params[i].mutable_grad();
+      if (!grad.defined()) continue;
+      Tensor view = r.slot_view(i);
+      view.copy_(grad);
+      grad = view;
+    }
+  }
+  if (r.find_unused) r.used.assign(r.params.size(), 0);
   for (size_t i = 0; i < r.params.size(); ++i) {
     Reducer* reducer = reducer_.get();
-    r.hook_keys.push_back(r.params[i].register_hook([reducer, i](const Tensor& g) { reducer->on_gradient(i, g); }));
+    r.hook_keys.push_back(r.params[i].register_hook([reducer, i](const Tensor&) { reducer->on_gradient(i); }));
   }
 }
 
@@ -231,12 +382,22 @@ DistributedDataParallel::~DistributedDataParallel() {
 }
 
 Tensor DistributedDataParallel::forward(const Tensor& input) {
+  // Before any collective of this forward (PyTorch's _pre_forward checks in _rebuild_buckets first).
+  if (GradMode::is_enabled()) reducer_->ensure_prior_reduction_finished();
   if (broadcast_buffers_ && group_->size() > 1) {
     NoGradGuard no_grad;
     for (const Tensor& b : module_->buffers()) group_->broadcast(b, 0)->wait();
   }
-  if (GradMode::is_enabled() && require_backward_grad_sync_) reducer_->arm();
-  return module_->forward(input);
+  const bool armed = GradMode::is_enabled() && require_backward_grad_sync_;
+  if (armed) reducer_->arm();
+  Tensor output = module_->forward(input);
+  if (armed && reducer_->find_unused && output.grad_fn()) {
+    std::weak_ptr<Reducer> weak = reducer_;
+    output.register_hook([weak](const Tensor&) {
+      if (auto r = weak.lock()) r->on_output_gradient();
+    });
+  }
+  return output;
 }
 
 std::vector<std::vector<size_t>> DistributedDataParallel::bucket_indices() const {

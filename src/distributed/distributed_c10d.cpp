@@ -7,6 +7,7 @@
 
 #include "ctorch/distributed.h"
 #include "distributed/backend_registry.h"
+#include "distributed/collective_checks.h"
 
 namespace ctorch::distributed {
 namespace {
@@ -114,6 +115,37 @@ std::shared_ptr<Work> finish(std::shared_ptr<Work> work, bool async_op) {
 }
 
 }  // namespace
+
+// Note [Collective checks].
+namespace detail {
+
+void check_collective_tensor(const char* op, const Tensor& t) {
+  CTORCH_CHECK_VALUE(t.defined(), "[", op, "] expected a defined tensor, got an undefined one");
+  CTORCH_CHECK_VALUE(t.is_contiguous(), "[", op, "] Tensors must be contiguous (got sizes ", t.sizes(), ", strides ",
+                     t.strides(), " on ", t.device().str(), ")");
+}
+
+void check_root_rank(const char* op, int root, int size) {
+  CTORCH_CHECK_VALUE(root >= 0 && root < size, "[", op, "] invalid root rank: ", root, " (expected a rank in [0, ",
+                     size - 1, "])");
+}
+
+void check_tensor_list(const char* op, const std::vector<Tensor>& list, const Tensor& t, int size) {
+  CTORCH_CHECK_VALUE(!list.empty(), "[", op, "] requires non-empty tensor list");
+  CTORCH_CHECK_VALUE(static_cast<int>(list.size()) == size, "[", op, "] requires one tensor per rank: expected ",
+                     size, ", got ", list.size());
+  for (size_t i = 0; i < list.size(); ++i) {
+    check_collective_tensor(op, list[i]);
+    CTORCH_CHECK_TYPE(list[i].scalar_type() == t.scalar_type(), "[", op, "] invalid tensor type at index ", i,
+                      " (expected ", t.scalar_type(), ", got ", list[i].scalar_type(), ")");
+    CTORCH_CHECK_VALUE(list[i].sizes() == t.sizes(), "[", op, "] invalid tensor size at index ", i, " (expected ",
+                       t.sizes(), ", got ", list[i].sizes(), ")");
+    CTORCH_CHECK_VALUE(list[i].device() == t.device(), "[", op, "] invalid tensor device at index ", i, " (expected ",
+                       t.device().str(), ", got ", list[i].device().str(), ")");
+  }
+}
+
+}  // namespace detail
 
 void init_process_group(const std::string& backend, const std::string& init_method, int world_size, int rank,
                         std::chrono::milliseconds timeout, std::shared_ptr<Store> store) {

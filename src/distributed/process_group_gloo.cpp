@@ -34,6 +34,7 @@
 #include "ctorch/distributed.h"
 #include "ctorch/factories.h"
 #include "ctorch/grad_mode.h"
+#include "distributed/collective_checks.h"
 
 namespace ctorch::distributed {
 
@@ -77,6 +78,8 @@ class GlooStore : public gloo::rendezvous::Store {
 // DistBackendError: no exception object is shared between the worker and the waiting threads.
 class GlooWork : public Work {
  public:
+  /// A work whose future's value will be `outputs`.
+  explicit GlooWork(std::vector<Tensor> outputs) : outputs_(std::move(outputs)) {}
   bool wait(std::optional<std::chrono::milliseconds> timeout) override {
     std::string error;
     {
@@ -105,18 +108,26 @@ class GlooWork : public Work {
     std::lock_guard<std::mutex> lock(mutex_);
     return failed_ ? std::make_exception_ptr(DistBackendError(error_)) : nullptr;
   }
-  /// Marks the work done; a non-empty `error` fails it.
+  std::shared_ptr<Future> get_future() override { return future_; }
+  /// Marks the work done; a non-empty `error` fails it. Completes the future last (its callbacks run here).
   void finish(std::optional<std::string> error) {
     {
       std::lock_guard<std::mutex> lock(mutex_);
       done_ = true;
       failed_ = error.has_value();
-      if (error) error_ = std::move(*error);
+      if (error) error_ = *error;
     }
     cv_.notify_all();
+    if (error) {
+      future_->set_error(std::make_exception_ptr(DistBackendError(*error)));
+    } else {
+      future_->mark_completed(std::move(outputs_));
+    }
   }
 
  private:
+  std::vector<Tensor> outputs_;  // the future's value (worker thread only)
+  std::shared_ptr<Future> future_ = std::make_shared<Future>();
   std::mutex mutex_;
   std::condition_variable cv_;
   bool done_ = false;    // guarded by mutex_
@@ -236,11 +247,11 @@ class ProcessGroupGloo : public ProcessGroup {
   std::chrono::milliseconds timeout() const override { return timeout_; }
 
   std::shared_ptr<Work> all_reduce(Tensor tensor, ReduceOp op) override {
-    check_tensor(tensor, "all_reduce");
+    detail::check_collective_tensor("all_reduce", tensor);
     dispatch_gloo_type(tensor.scalar_type(), "all_reduce", [](auto) {});
     auto staged = std::make_shared<std::vector<Staged>>();
     staged->push_back(stage(tensor, true));
-    return enqueue("all_reduce", staged, [this, staged, op](uint32_t tag) {
+    return enqueue("all_reduce", staged, {tensor}, [this, staged, op](uint32_t tag) {
       Tensor& h = (*staged)[0].host;
       dispatch_gloo_type(h.scalar_type(), "all_reduce", [&](auto zero) {
         using T = decltype(zero);
@@ -262,12 +273,12 @@ class ProcessGroupGloo : public ProcessGroup {
   }
 
   std::shared_ptr<Work> broadcast(Tensor tensor, int src) override {
-    check_tensor(tensor, "broadcast");
-    check_rank(src, "broadcast");
+    detail::check_collective_tensor("broadcast", tensor);
+    detail::check_root_rank("broadcast", src, size_);
     dispatch_gloo_type(tensor.scalar_type(), "broadcast", [](auto) {});
     auto staged = std::make_shared<std::vector<Staged>>();
     staged->push_back(stage(tensor, rank_ == src));
-    return enqueue("broadcast", staged, [this, staged, src](uint32_t tag) {
+    return enqueue("broadcast", staged, {tensor}, [this, staged, src](uint32_t tag) {
       Tensor& h = (*staged)[0].host;
       dispatch_gloo_type(h.scalar_type(), "broadcast", [&](auto zero) {
         using T = decltype(zero);
@@ -282,13 +293,13 @@ class ProcessGroupGloo : public ProcessGroup {
   }
 
   std::shared_ptr<Work> all_gather(std::vector<Tensor> outputs, Tensor tensor) override {
-    check_tensor(tensor, "all_gather");
-    check_list(outputs, tensor, "all_gather", "tensor_list", "tensor");
+    detail::check_collective_tensor("all_gather", tensor);
+    detail::check_tensor_list("all_gather", outputs, tensor, size_);
     dispatch_gloo_type(tensor.scalar_type(), "all_gather", [](auto) {});
     auto staged = std::make_shared<std::vector<Staged>>();
     staged->push_back(stage(tensor, true));
     for (const Tensor& o : outputs) staged->push_back(stage(o, false));
-    return enqueue("all_gather", staged, [this, staged](uint32_t tag) {
+    return enqueue("all_gather", staged, outputs, [this, staged](uint32_t tag) {
       const Tensor& in = (*staged)[0].host;
       const int64_t n = in.numel();
       Tensor flat = empty({n * size_}, TensorOptions().dtype(in.dtype()));
@@ -309,14 +320,14 @@ class ProcessGroupGloo : public ProcessGroup {
   }
 
   std::shared_ptr<Work> reduce_scatter(Tensor output, std::vector<Tensor> inputs, ReduceOp op) override {
-    check_tensor(output, "reduce_scatter");
-    check_list(inputs, output, "reduce_scatter", "input_list", "output");
+    detail::check_collective_tensor("reduce_scatter", output);
+    detail::check_tensor_list("reduce_scatter", inputs, output, size_);
     dispatch_gloo_type(output.scalar_type(), "reduce_scatter", [](auto) {});
     auto staged = std::make_shared<std::vector<Staged>>();
     staged->push_back(stage(output, false));
     for (const Tensor& i : inputs) staged->push_back(stage(i, true));
     // Gloo has no reduce-scatter for this API: all-reduce the concatenated inputs, keep this rank's part.
-    return enqueue("reduce_scatter", staged, [this, staged, op](uint32_t tag) {
+    return enqueue("reduce_scatter", staged, {output}, [this, staged, op](uint32_t tag) {
       Tensor& out = (*staged)[0].host;
       const int64_t n = out.numel();
       std::vector<Tensor> parts;
@@ -342,7 +353,7 @@ class ProcessGroupGloo : public ProcessGroup {
 
   std::shared_ptr<Work> barrier() override {
     auto staged = std::make_shared<std::vector<Staged>>();
-    return enqueue("barrier", staged, [this](uint32_t tag) {
+    return enqueue("barrier", staged, {}, [this](uint32_t tag) {
       gloo::BarrierOptions opts(context_);
       opts.setTag(tag);
       opts.setTimeout(timeout_);
@@ -359,33 +370,6 @@ class ProcessGroupGloo : public ProcessGroup {
     std::shared_ptr<GlooWork> work;
   };
 
-  void check_rank(int r, const char* op) const {
-    CTORCH_CHECK_VALUE(r >= 0 && r < size_, "[", op, "] Invalid rank ", r, ": expected a rank in [0, ", size_ - 1,
-                       "]");
-  }
-
-  void check_tensor(const Tensor& t, const char* op) const {
-    CTORCH_CHECK_VALUE(t.defined(), "[", op, "] expected a defined tensor, got an undefined one");
-    CTORCH_CHECK_VALUE(t.is_contiguous(), "[", op, "] Tensors must be contiguous (got sizes ", t.sizes(),
-                       ", strides ", t.strides(), " on ", t.device().str(), ")");
-  }
-
-  void check_list(const std::vector<Tensor>& list, const Tensor& t, const char* op, const char* list_name,
-                  const char* t_name) const {
-    CTORCH_CHECK_VALUE(static_cast<int>(list.size()) == size_, "[", op, "] ", list_name, " must have one tensor per rank: expected ",
-                       size_, ", got ", list.size());
-    for (size_t i = 0; i < list.size(); ++i) {
-      check_tensor(list[i], op);
-      CTORCH_CHECK_VALUE(list[i].sizes() == t.sizes(), "[", op, "] ", list_name, "[", i, "] must have the shape of ",
-                         t_name, ": expected ", t.sizes(), ", got ", list[i].sizes());
-      CTORCH_CHECK_TYPE(list[i].scalar_type() == t.scalar_type(), "[", op, "] ", list_name, "[", i,
-                        "] must have the dtype of ", t_name, ": expected ", t.scalar_type(), ", got ",
-                        list[i].scalar_type());
-      CTORCH_CHECK_VALUE(list[i].device() == t.device(), "[", op, "] ", list_name, "[", i, "] must be on ",
-                         t.device().str(), " like ", t_name, ", got ", list[i].device().str());
-    }
-  }
-
   // Note [Gloo work queue]: cuda tensors are copied to the host here, on the caller's thread.
   static Staged stage(const Tensor& t, bool read) {
     Staged s;
@@ -400,8 +384,8 @@ class ProcessGroupGloo : public ProcessGroup {
   }
 
   std::shared_ptr<Work> enqueue(const char* op, std::shared_ptr<std::vector<Staged>> staged,
-                                std::function<void(uint32_t)> run) {
-    auto work = std::make_shared<GlooWork>();
+                                std::vector<Tensor> outputs, std::function<void(uint32_t)> run) {
+    auto work = std::make_shared<GlooWork>(std::move(outputs));
     {
       std::lock_guard<std::mutex> lock(mutex_);
       queue_.push_back(Task{op, ++seq_, std::move(staged), std::move(run), work});

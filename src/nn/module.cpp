@@ -9,6 +9,7 @@
 #include <typeinfo>
 
 #include "autograd/meta.h"
+#include "core/demangle.h"
 #include "ctorch/cuda.h"
 #include "ctorch/error.h"
 #include "ctorch/grad_mode.h"
@@ -97,14 +98,55 @@ void Module::clear_registrations() {
   children_.clear();
 }
 
-std::shared_ptr<Module> Module::replicate_with(const TensorMap& map) const {
+std::shared_ptr<Module> Module::replicate_with(const TensorMap& map) const { return replicate(map, false); }
+
+// Note [Clone checks members]: a shallow copy's members are copies of the original's handles; rebind()
+// re-points them at the copy's registrations. A class that forgets to override it would leave the
+// clone computing with the original's tensors or children, silently. clone() maps every tensor to a
+// fresh one, so after rebind() nothing in the copy may still hold an original tensor or child: each
+// one's reference count must be back to what it was before the copy. A higher count names the member
+// the class forgot. (replicate_with skips the check: DataParallel's replica 0 shares the originals on
+// purpose.) The counts assume no other thread takes or drops handles to this module's tensors while
+// clone() runs.
+std::shared_ptr<Module> Module::replicate(const TensorMap& map, bool check_members) const {
+  struct Held {
+    const char* kind;
+    std::string name;
+    Tensor tensor;
+    std::shared_ptr<Module> child;
+    long count = 0;  // references before the copy existed (this entry's own included)
+  };
+  std::vector<Held> held;
+  if (check_members) {
+    for (const auto& [n, t] : parameters_) {
+      if (t.defined()) held.push_back({"parameter", n, t, nullptr, 0});
+    }
+    for (const auto& [n, t] : buffers_) {
+      if (t.defined()) held.push_back({"buffer", n, t, nullptr, 0});
+    }
+    for (const auto& [n, c] : children_) held.push_back({"child module", n, Tensor(), c, 0});
+  }
+  for (Held& h : held) h.count = h.child ? h.child.use_count() : static_cast<long>(h.tensor.use_count());
   std::shared_ptr<Module> copy = shallow_copy();
   // A subclass that inherits its base's shallow_copy would come back as the base: refuse it.
   CTORCH_CHECK_NOT_IMPLEMENTED(copy != nullptr && typeid(*copy) == typeid(*this), name_,
                                " cannot be replicated: add CTORCH_MODULE_REPLICABLE(", name_,
                                ") to its class (and override rebind() if it keeps tensor or module members)");
+  auto check = [&] {
+    for (Held& h : held) {
+      const long now = h.child ? h.child.use_count() : static_cast<long>(h.tensor.use_count());
+      CTORCH_CHECK(now <= h.count, name_, ".clone(): the clone of ",
+                   detail::demangle(typeid(*this).name()), " still refers to the original's ", h.kind, " '", h.name,
+                   "' through a member of the class (the copy constructor copied it and rebind() did not re-point "
+                   "it): override rebind() in ", detail::demangle(typeid(*this).name()),
+                   " to re-point every tensor and module member at the clone's registrations (as Linear::rebind() "
+                   "does with registered_parameter(\"weight\")), or rebuild the registrations as libtorch's "
+                   "Cloneable::reset() does");
+    }
+  };
   if (copy->rebuilds_registrations()) {
     adopt_tree(*copy, *this, map);
+    check();
     return copy;
   }
   for (auto& [n, t] : copy->parameters_) {
@@ -113,18 +155,21 @@ std::shared_ptr<Module> Module::replicate_with(const TensorMap& map) const {
   for (auto& [n, t] : copy->buffers_) {
     if (t.defined()) t = map(t, false);
   }
-  for (auto& [n, child] : copy->children_) child = child->replicate_with(map);
+  for (auto& [n, child] : copy->children_) child = child->replicate(map, check_members);
   copy->rebind();
+  check();
   return copy;
 }
 
 std::shared_ptr<Module> Module::clone(std::optional<Device> device) const {
   NoGradGuard no_grad;
-  return replicate_with([&](const Tensor& t, bool) {
-    Tensor c = t.detach().to(device.value_or(t.device()), /*non_blocking=*/false, /*copy=*/true);
-    c.requires_grad_(t.requires_grad());
-    return c;
-  });
+  return replicate(
+      [&](const Tensor& t, bool) {
+        Tensor c = t.detach().to(device.value_or(t.device()), /*non_blocking=*/false, /*copy=*/true);
+        c.requires_grad_(t.requires_grad());
+        return c;
+      },
+      /*check_members=*/true);
 }
 
 NamedTensors Module::named_parameters(bool recurse) const {

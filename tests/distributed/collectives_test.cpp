@@ -134,23 +134,66 @@ TEST(CollectivesCuda, StagingFollowsTheTensorsCurrentStream) {
 }
 
 TEST(CollectivesArguments, AreCheckedWithTypedErrors) {
+  // Note [Collective checks]: one function, one text and type, through the group or the free functions.
   RankStores stores(StoreKind::File, 2);
   const std::string name = unique_group("args");
   run_ranks(2, [&](int rank) {
     auto pg = dist::new_gloo_group(stores.open(rank), rank, 2, std::chrono::seconds(20), name);
-    EXPECT_NE(error_of<ValueError>([&] { pg->broadcast(zeros({2}), 2); }).find("Invalid rank 2"), std::string::npos);
-    EXPECT_NE(error_of<ValueError>([&] { pg->all_gather({zeros({2})}, zeros({2})); })
-                  .find("must have one tensor per rank: expected 2, got 1"),
-              std::string::npos);
-    EXPECT_NE(error_of<ValueError>([&] { pg->all_gather({zeros({2}), zeros({3})}, zeros({2})); })
-                  .find("tensor_list[1] must have the shape of tensor"),
-              std::string::npos);
-    EXPECT_NE(error_of<ValueError>([&] { pg->all_reduce(zeros({3, 2}).t()); }).find("Tensors must be contiguous"),
-              std::string::npos);
-    EXPECT_NE(error_of<TypeError>([&] { pg->all_reduce(zeros({3}, TensorOptions().dtype(kBool))); })
-                  .find("Invalid scalar type"),
-              std::string::npos);
-    EXPECT_NE(error_of<ValueError>([&] { pg->all_reduce(Tensor()); }).find("undefined"), std::string::npos);
+    for (bool free_function : {false, true}) {
+      SCOPED_TRACE(free_function ? "free functions" : "ProcessGroup methods");
+      auto broadcast = [&](Tensor t, int src) {
+        if (free_function) {
+          dist::broadcast(t, src, pg);
+        } else {
+          pg->broadcast(t, src);
+        }
+      };
+      auto all_gather = [&](std::vector<Tensor> list, Tensor t) {
+        if (free_function) {
+          dist::all_gather(list, t, pg);
+        } else {
+          pg->all_gather(list, t);
+        }
+      };
+      auto reduce_scatter = [&](Tensor out, std::vector<Tensor> list) {
+        if (free_function) {
+          dist::reduce_scatter(out, list, dist::ReduceOp::SUM, pg);
+        } else {
+          pg->reduce_scatter(out, list);
+        }
+      };
+      auto all_reduce = [&](Tensor t) {
+        if (free_function) {
+          dist::all_reduce(t, dist::ReduceOp::SUM, pg);
+        } else {
+          pg->all_reduce(t);
+        }
+      };
+      EXPECT_EQ(error_of<ValueError>([&] { broadcast(zeros({2}), 2); }),
+                "[broadcast] invalid root rank: 2 (expected a rank in [0, 1])");
+      EXPECT_EQ(error_of<ValueError>([&] { broadcast(zeros({2}), -1); }),
+                "[broadcast] invalid root rank: -1 (expected a rank in [0, 1])");
+      EXPECT_EQ(error_of<ValueError>([&] { all_gather({}, zeros({2})); }),
+                "[all_gather] requires non-empty tensor list");
+      EXPECT_EQ(error_of<ValueError>([&] { all_gather({zeros({2})}, zeros({2})); }),
+                "[all_gather] requires one tensor per rank: expected 2, got 1");
+      EXPECT_EQ(error_of<ValueError>([&] { all_gather({zeros({2}), zeros({3})}, zeros({2})); }),
+                "[all_gather] invalid tensor size at index 1 (expected [2], got [3])");
+      EXPECT_EQ(error_of<TypeError>(
+                    [&] { reduce_scatter(zeros({2}), {zeros({2}, TensorOptions().dtype(kLong)), zeros({2})}); }),
+                "[reduce_scatter] invalid tensor type at index 0 (expected torch.float32, got torch.int64)");
+      EXPECT_EQ(error_of<ValueError>([&] { reduce_scatter(zeros({2}), {zeros({2}), zeros({3})}); }),
+                "[reduce_scatter] invalid tensor size at index 1 (expected [2], got [3])");
+      EXPECT_NE(error_of<ValueError>([&] { all_reduce(zeros({3, 2}).t()); })
+                    .find("[all_reduce] Tensors must be contiguous"),
+                std::string::npos);
+      EXPECT_EQ(error_of<ValueError>([&] { all_reduce(Tensor()); }),
+                "[all_reduce] expected a defined tensor, got an undefined one");
+      // Gloo's own: the dtypes it supports.
+      EXPECT_NE(error_of<TypeError>([&] { all_reduce(zeros({3}, TensorOptions().dtype(kBool))); })
+                    .find("Invalid scalar type"),
+                std::string::npos);
+    }
     // The group still works after refused calls (nothing was queued).
     Tensor t = ones({4});
     pg->all_reduce(t)->wait();

@@ -34,6 +34,7 @@
 #include "ctorch/grad_mode.h"
 #include "ctorch/ops.h"
 #include "distributed/backend_registry.h"
+#include "distributed/collective_checks.h"
 
 namespace ctorch::distributed {
 namespace {
@@ -87,19 +88,20 @@ ncclRedOp_t nccl_op(ReduceOp op, ScalarType t) {
   return ncclSum;
 }
 
+// Note [Collective checks], then what only NCCL needs: cuda tensors.
 void check_tensor(const Tensor& t, const char* op) {
+  detail::check_collective_tensor(op, t);
   CTORCH_CHECK_VALUE(t.is_cuda(), "[", op, "] Tensors must be CUDA and dense for the NCCL backend, got a tensor on ",
                      t.device());
-  CTORCH_CHECK_VALUE(t.is_contiguous(), "[", op, "] Tensors must be contiguous");
 }
 
 // A collective's completion (Note [NCCL work]).
 class NcclWork : public Work {
  public:
   NcclWork(cuda::Event end, ncclComm_t comm, std::string what, std::chrono::milliseconds timeout,
-           std::function<void(const std::string&)> on_failure, std::vector<Tensor> keep)
+           std::function<void(const std::string&)> on_failure, std::vector<Tensor> keep, std::vector<Tensor> outputs)
       : end_(std::move(end)), comm_(comm), what_(std::move(what)), timeout_(timeout),
-        on_failure_(std::move(on_failure)), keep_(std::move(keep)) {}
+        on_failure_(std::move(on_failure)), keep_(std::move(keep)), outputs_(std::move(outputs)) {}
 
   bool wait(std::optional<std::chrono::milliseconds> timeout) override {
     const auto limit = timeout.value_or(timeout_);
@@ -122,6 +124,16 @@ class NcclWork : public Work {
   bool is_completed() override { return end_.query(); }
   bool is_success() override { return end_.query(); }
   std::exception_ptr exception() override { return nullptr; }
+  // PyTorch's WorkNCCL::getFuture: completed at once; the caller's current stream waits for the op.
+  std::shared_ptr<Future> get_future() override {
+    std::lock_guard<std::mutex> lock(future_mutex_);
+    if (!future_) {
+      end_.wait(cuda::current_stream(end_.device()->index()));
+      future_ = std::make_shared<Future>();
+      future_->mark_completed(outputs_);
+    }
+    return future_;
+  }
 
  private:
   [[noreturn]] void fail(const std::string& why) {
@@ -135,6 +147,9 @@ class NcclWork : public Work {
   std::chrono::milliseconds timeout_;
   std::function<void(const std::string&)> on_failure_;
   std::vector<Tensor> keep_;  // alive until the work is waited for or dropped
+  std::vector<Tensor> outputs_;  // the future's value
+  std::mutex future_mutex_;
+  std::shared_ptr<Future> future_;  // guarded by future_mutex_
 };
 
 class ProcessGroupNCCL : public ProcessGroup, public std::enable_shared_from_this<ProcessGroupNCCL> {
@@ -154,36 +169,30 @@ class ProcessGroupNCCL : public ProcessGroup, public std::enable_shared_from_thi
     check_tensor(tensor, "all_reduce");
     const ncclDataType_t type = nccl_type(tensor.scalar_type(), "all_reduce");
     const ncclRedOp_t red = nccl_op(op, tensor.scalar_type());
-    return run("ALLREDUCE", tensor, {tensor}, [&](ncclComm_t c, cudaStream_t s) {
+    return run("ALLREDUCE", tensor, {tensor}, {tensor}, [&](ncclComm_t c, cudaStream_t s) {
       return ncclAllReduce(tensor.data_ptr(), tensor.data_ptr(), tensor.numel(), type, red, c, s);
     });
   }
 
   std::shared_ptr<Work> broadcast(Tensor tensor, int src) override {
     check_tensor(tensor, "broadcast");
-    CTORCH_CHECK_VALUE(src >= 0 && src < size_, "Invalid rootRank ", src, " for a group of size ", size_);
+    detail::check_root_rank("broadcast", src, size_);
     const ncclDataType_t type = nccl_type(tensor.scalar_type(), "broadcast");
-    return run("BROADCAST", tensor, {tensor}, [&](ncclComm_t c, cudaStream_t s) {
+    return run("BROADCAST", tensor, {tensor}, {tensor}, [&](ncclComm_t c, cudaStream_t s) {
       return ncclBroadcast(tensor.data_ptr(), tensor.data_ptr(), tensor.numel(), type, src, c, s);
     });
   }
 
   std::shared_ptr<Work> all_gather(std::vector<Tensor> outputs, Tensor tensor) override {
     check_tensor(tensor, "all_gather");
-    CTORCH_CHECK_VALUE(static_cast<int>(outputs.size()) == size_, "[all_gather] expected ", size_,
-                       " output tensors, got ", outputs.size());
-    for (const Tensor& o : outputs) {
-      CTORCH_CHECK_VALUE(o.sizes() == tensor.sizes() && o.scalar_type() == tensor.scalar_type() &&
-                             o.device() == tensor.device(),
-                         "[all_gather] every output must match the input's shape, dtype and device");
-    }
+    detail::check_tensor_list("all_gather", outputs, tensor, size_);
     const ncclDataType_t type = nccl_type(tensor.scalar_type(), "all_gather");
     NoGradGuard no_grad;
     Tensor flat = empty({size_ * tensor.numel()}, tensor.options());
     std::vector<Tensor> keep = outputs;
     keep.push_back(tensor);
     keep.push_back(flat);
-    return run("ALLGATHER", tensor, keep, [&](ncclComm_t c, cudaStream_t s) {
+    return run("ALLGATHER", tensor, keep, outputs, [&](ncclComm_t c, cudaStream_t s) {
       const ncclResult_t r = ncclAllGather(tensor.data_ptr(), flat.data_ptr(), tensor.numel(), type, c, s);
       if (r != ncclSuccess) return r;
       for (int i = 0; i < size_; ++i) {  // on the NCCL stream: it is current inside run()
@@ -195,20 +204,14 @@ class ProcessGroupNCCL : public ProcessGroup, public std::enable_shared_from_thi
 
   std::shared_ptr<Work> reduce_scatter(Tensor output, std::vector<Tensor> inputs, ReduceOp op) override {
     check_tensor(output, "reduce_scatter");
-    CTORCH_CHECK_VALUE(static_cast<int>(inputs.size()) == size_, "[reduce_scatter] expected ", size_,
-                       " input tensors, got ", inputs.size());
+    detail::check_tensor_list("reduce_scatter", inputs, output, size_);
     const ncclDataType_t type = nccl_type(output.scalar_type(), "reduce_scatter");
     const ncclRedOp_t red = nccl_op(op, output.scalar_type());
     NoGradGuard no_grad;
     std::vector<Tensor> flat_parts;
-    for (const Tensor& in : inputs) {
-      CTORCH_CHECK_VALUE(in.sizes() == output.sizes() && in.scalar_type() == output.scalar_type() &&
-                             in.device() == output.device(),
-                         "[reduce_scatter] every input must match the output's shape, dtype and device");
-      flat_parts.push_back(in.reshape({-1}));
-    }
+    for (const Tensor& in : inputs) flat_parts.push_back(in.reshape({-1}));
     Tensor flat = cat(flat_parts);  // on the caller's stream, before the NCCL stream waits for it
-    return run("REDUCE_SCATTER", output, {output, flat}, [&](ncclComm_t c, cudaStream_t s) {
+    return run("REDUCE_SCATTER", output, {output, flat}, {output}, [&](ncclComm_t c, cudaStream_t s) {
       return ncclReduceScatter(flat.data_ptr(), output.data_ptr(), output.numel(), type, red, c, s);
     });
   }
@@ -227,6 +230,12 @@ class ProcessGroupNCCL : public ProcessGroup, public std::enable_shared_from_thi
     bool is_completed() override { return true; }
     bool is_success() override { return true; }
     std::exception_ptr exception() override { return nullptr; }
+    std::shared_ptr<Future> get_future() override { return future; }
+    std::shared_ptr<Future> future = [] {
+      auto f = std::make_shared<Future>();
+      f->mark_completed({});
+      return f;
+    }();
   };
   struct DeviceComm {
     ncclComm_t comm = nullptr;
@@ -254,7 +263,8 @@ class ProcessGroupNCCL : public ProcessGroup, public std::enable_shared_from_thi
   }
 
   template <class F>
-  std::shared_ptr<Work> run(const char* op, const Tensor& tensor, std::vector<Tensor> keep, F&& launch) {
+  std::shared_ptr<Work> run(const char* op, const Tensor& tensor, std::vector<Tensor> keep, std::vector<Tensor> outputs,
+                            F&& launch) {
     std::lock_guard<std::mutex> lock(mutex_);
     CTORCH_CHECK(broken_.empty(), "[Rank ", rank_, "] the NCCL process group is broken by an earlier failure: ", broken_);
     const int device = tensor.get_device();
@@ -281,7 +291,7 @@ class ProcessGroupNCCL : public ProcessGroup, public std::enable_shared_from_thi
                                           if (g->broken_.empty()) g->broken_ = why;
                                         }
                                       },
-                                      std::move(keep));
+                                      std::move(keep), std::move(outputs));
   }
 
   std::shared_ptr<Store> store_;
