@@ -1,8 +1,9 @@
-// Convolution and pooling over images (torch.nn.Conv2d, ConvTranspose2d, MaxPool2d, AvgPool2d and their
-// functional forms).
+// Convolution and pooling over images (torch.nn.Conv2d, ConvTranspose2d, MaxPool2d, AvgPool2d,
+// AdaptiveAvgPool2d and their functional forms).
 #pragma once
 
 #include <array>
+#include <optional>
 
 #include "ctorch/nn_layers.h"
 
@@ -18,8 +19,12 @@ Tensor conv2d(const Tensor& input, const Tensor& weight, const Tensor& bias = Te
 /// Maximum over each window (padding counts as -inf; ctorch::max_pool2d; stride {0, 0}: the kernel size).
 Tensor max_pool2d(const Tensor& input, Pair2 kernel_size, Pair2 stride = {0, 0}, Pair2 padding = {0, 0},
                   Pair2 dilation = {1, 1}, bool ceil_mode = false);
-/// Mean over each window (padding counts as zeros: count_include_pad=True).
-Tensor avg_pool2d(const Tensor& input, Pair2 kernel_size, Pair2 stride = {0, 0}, Pair2 padding = {0, 0});
+/// Mean over each window (ctorch::avg_pool2d; stride {0, 0}: the kernel size).
+Tensor avg_pool2d(const Tensor& input, Pair2 kernel_size, Pair2 stride = {0, 0}, Pair2 padding = {0, 0},
+                  bool ceil_mode = false, bool count_include_pad = true,
+                  std::optional<int64_t> divisor_override = std::nullopt);
+/// Mean over PyTorch's adaptive windows, giving an output_size image (ctorch::adaptive_avg_pool2d).
+Tensor adaptive_avg_pool2d(const Tensor& input, Pair2 output_size);
 }  // namespace functional
 
 namespace functional {
@@ -85,11 +90,39 @@ class MaxPool2d : public UnaryModule {
 class AvgPool2d : public UnaryModule {
   CTORCH_MODULE_REPLICABLE(AvgPool2d)
  public:
-  explicit AvgPool2d(int64_t kernel_size, std::optional<int64_t> stride = std::nullopt, int64_t padding = 0)
-      : UnaryModule("AvgPool2d"), kernel_size(kernel_size), stride(stride.value_or(kernel_size)), padding(padding) {}
+  AvgPool2d(Pair2 kernel_size, std::optional<Pair2> stride = std::nullopt, Pair2 padding = {0, 0},
+            bool ceil_mode = false, bool count_include_pad = true,
+            std::optional<int64_t> divisor_override = std::nullopt)
+      : UnaryModule("AvgPool2d"),
+        kernel_size(kernel_size),
+        stride(stride.value_or(kernel_size)),
+        padding(padding),
+        ceil_mode(ceil_mode),
+        count_include_pad(count_include_pad),
+        divisor_override(divisor_override) {}
+  /// A square kernel.
+  explicit AvgPool2d(int64_t kernel_size, std::optional<int64_t> stride = std::nullopt, int64_t padding = 0,
+                     bool ceil_mode = false, bool count_include_pad = true,
+                     std::optional<int64_t> divisor_override = std::nullopt)
+      : AvgPool2d(Pair2{kernel_size, kernel_size}, Pair2{stride.value_or(kernel_size), stride.value_or(kernel_size)},
+                  Pair2{padding, padding}, ceil_mode, count_include_pad, divisor_override) {}
   Tensor forward(const Tensor& input) override;
   std::string extra_repr() const override;
-  int64_t kernel_size, stride, padding;
+  Pair2 kernel_size, stride, padding;
+  bool ceil_mode, count_include_pad;
+  std::optional<int64_t> divisor_override;
+};
+
+/// Adaptive average pooling (torch.nn.AdaptiveAvgPool2d): any input size pooled to output_size.
+class AdaptiveAvgPool2d : public UnaryModule {
+  CTORCH_MODULE_REPLICABLE(AdaptiveAvgPool2d)
+ public:
+  explicit AdaptiveAvgPool2d(Pair2 output_size) : UnaryModule("AdaptiveAvgPool2d"), output_size(output_size) {}
+  /// A square output.
+  explicit AdaptiveAvgPool2d(int64_t output_size) : AdaptiveAvgPool2d(Pair2{output_size, output_size}) {}
+  Tensor forward(const Tensor& input) override;
+  std::string extra_repr() const override;
+  Pair2 output_size;
 };
 
 }  // namespace ctorch::nn

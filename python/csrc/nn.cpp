@@ -190,10 +190,20 @@ void bind_nn(py::module_& m) {
     return py::make_tuple(wrap(std::get<0>(r)), wrap(std::get<1>(r)));
   }, py::arg("input"), py::arg("kernel_size"), py::arg("stride") = py::none(), py::arg("padding") = 0,
      py::arg("dilation") = 1, py::arg("ceil_mode") = false);
-  m.def("avg_pool2d", [](const Tensor& x, py::handle k, py::handle stride, py::handle padding) {
-    Pair2 ks = pair(k), s = stride.is_none() ? ks : pair(stride), p = pair(padding);
-    return no_gil([&] { return F::avg_pool2d(x, ks, s, p); });
-  }, py::arg("input"), py::arg("kernel_size"), py::arg("stride") = py::none(), py::arg("padding") = 0);
+  m.def("avg_pool2d", [ints](const Tensor& x, py::handle k, py::handle stride, py::handle padding, bool ceil_mode,
+                             bool count_include_pad, std::optional<int64_t> divisor_override) {
+    const std::vector<int64_t> ks = ints(k), p = ints(padding);
+    const std::vector<int64_t> s = stride.is_none() ? std::vector<int64_t>() : ints(stride);
+    return no_gil([&] { return ctorch::avg_pool2d(x, ks, s, p, ceil_mode, count_include_pad, divisor_override); });
+  }, py::arg("input"), py::arg("kernel_size"), py::arg("stride") = py::none(), py::arg("padding") = 0,
+     py::arg("ceil_mode") = false, py::arg("count_include_pad") = true, py::arg("divisor_override") = py::none());
+  m.def("adaptive_avg_pool2d", [](const Tensor& x, py::handle output_size) {
+    // An int means a square output (PyTorch's IntArrayRef[2] argument); a list is passed as it is.
+    const std::vector<int64_t> o = PyLong_Check(output_size.ptr())
+                                       ? std::vector<int64_t>(2, output_size.cast<int64_t>())
+                                       : to_int_list(output_size);
+    return no_gil([&] { return ctorch::adaptive_avg_pool2d(x, o); });
+  }, py::arg("input"), py::arg("output_size"));
   m.def("batch_norm", [](const Tensor& x, py::handle rm, py::handle rv, py::handle w, py::handle b, bool training,
                          double momentum, double eps) {
     Tensor mean = opt_tensor(rm), var = opt_tensor(rv), weight = opt_tensor(w), bias = opt_tensor(b);

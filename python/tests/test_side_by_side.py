@@ -556,6 +556,105 @@ def max_pool2d_integer_input(torch):
     return torch.nn.functional.max_pool2d(torch.zeros(2, 3, 8, 8, dtype=torch.int64), 2)
 
 
+@case
+def avg_pool2d_values_gradients_and_nodes(torch):
+    F = torch.nn.functional
+    x = ((torch.arange(2 * 3 * 7 * 6, dtype=torch.float32).reshape(2, 3, 7, 6) * 7) % 11).requires_grad_()
+    out = F.avg_pool2d(x, 2, stride=1, padding=1, ceil_mode=True, count_include_pad=False)  # divisors 1, 2, 4
+    out.backward(torch.ones_like(out))
+    y = x.detach().clone().requires_grad_()
+    F.avg_pool2d(y, (2, 4), stride=(3, 2), padding=(1, 2)).backward(torch.ones(2, 3, 3, 3))  # gaps, divisor 8
+    return [out, out.grad_fn.name(), x.grad, y.grad,
+            F.avg_pool2d(x, 3, stride=2, padding=1, ceil_mode=True),
+            F.avg_pool2d(x, 3, stride=2, padding=1, ceil_mode=True, count_include_pad=False),
+            F.avg_pool2d(x, (3, 2), stride=1, padding=(1, 0), divisor_override=5),
+            F.avg_pool2d(x[0], (2, 3), (1, 2)), F.avg_pool2d(x, 3, stride=[], divisor_override=-2),
+            F.avg_pool2d(x.detach().long(), 3, 1, 1)]
+
+
+@case
+def adaptive_avg_pool2d_values_gradients_and_nodes(torch):
+    F = torch.nn.functional
+    x = ((torch.arange(2 * 3 * 6 * 5, dtype=torch.float32).reshape(2, 3, 6, 5) * 7) % 11).requires_grad_()
+    out = F.adaptive_avg_pool2d(x, (4, 4))  # overlapping windows of 2 x 2
+    out.backward(torch.ones_like(out))
+    y = x.detach().clone().requires_grad_()
+    F.adaptive_avg_pool2d(y, (3, 5)).backward(torch.ones(2, 3, 3, 5))  # divisible: kernel (2, 1)
+    g = F.adaptive_avg_pool2d(y, 1)
+    return [out, out.grad_fn.name(), x.grad, y.grad, g, g.grad_fn.name(),
+            F.adaptive_avg_pool2d(x, (4, 3)), F.adaptive_avg_pool2d(x[0], 7), F.adaptive_avg_pool2d(x, (None, 3)),
+            F.adaptive_avg_pool2d(x, (0, 2)).shape, F.adaptive_avg_pool2d(torch.zeros(4, 4), 1)]
+
+
+@case
+def pooling_layers_and_reprs(torch):
+    x = (torch.arange(2 * 1 * 7 * 6, dtype=torch.float32).reshape(2, 1, 7, 6) * 5) % 13
+    layers = [torch.nn.AvgPool2d(3), torch.nn.AvgPool2d((3, 2), 1, 1, True, False, 2),
+              torch.nn.AvgPool2d(2, count_include_pad=False, padding=1), torch.nn.AdaptiveAvgPool2d(3),
+              torch.nn.AdaptiveAvgPool2d((3, None)), torch.nn.AdaptiveAvgPool2d((2, 4))]
+    return [repr(m) for m in layers] + [m(x) for m in layers]
+
+
+@case
+def avg_pool2d_pad_too_big(torch):
+    return torch.nn.functional.avg_pool2d(torch.zeros(2, 3, 8, 8), (3, 5), padding=(1, 3))
+
+
+@case
+def avg_pool2d_output_too_small(torch):
+    return torch.nn.functional.avg_pool2d(torch.zeros(2, 3, 2, 2), 3)
+
+
+@case
+def avg_pool2d_bad_stride_tuple(torch):
+    return torch.nn.functional.avg_pool2d(torch.zeros(2, 3, 8, 8), 3, stride=(1, 2, 3))
+
+
+@case
+def avg_pool2d_divisor_zero(torch):
+    return torch.nn.functional.avg_pool2d(torch.zeros(2, 3, 8, 8), 3, divisor_override=0)
+
+
+@case
+def avg_pool2d_int32_input(torch):
+    return torch.nn.functional.avg_pool2d(torch.zeros(2, 3, 8, 8, dtype=torch.int32), 2)
+
+
+@case
+def avg_pool2d_2d_input(torch):
+    return torch.nn.functional.avg_pool2d(torch.zeros(8, 8), 2)
+
+
+@case
+def avg_pool2d_empty_channels(torch):
+    return torch.nn.functional.avg_pool2d(torch.zeros(1, 0, 8, 8), 2)
+
+
+@case
+def adaptive_avg_pool2d_negative_size(torch):
+    return torch.nn.functional.adaptive_avg_pool2d(torch.zeros(1, 3, 8, 8), (-1, 2))
+
+
+@case
+def adaptive_avg_pool2d_2d_input(torch):
+    return torch.nn.functional.adaptive_avg_pool2d(torch.zeros(8, 8), 2)
+
+
+@case
+def adaptive_avg_pool2d_empty_plane(torch):
+    return torch.nn.functional.adaptive_avg_pool2d(torch.zeros(1, 3, 0, 8), 2)
+
+
+@case
+def adaptive_avg_pool2d_integer_input(torch):
+    return torch.nn.functional.adaptive_avg_pool2d(torch.zeros(1, 3, 8, 8, dtype=torch.int64), 2)
+
+
+@case
+def adaptive_avg_pool2d_global_integer_input(torch):
+    return torch.nn.functional.adaptive_avg_pool2d(torch.zeros(1, 3, 8, 8, dtype=torch.int64), 1)
+
+
 # ---- nn, optim, data ----------------------------------------------------------------------------------------
 
 @case

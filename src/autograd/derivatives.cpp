@@ -436,6 +436,11 @@ const Derivative kTable[] = {
     // Max pooling (ops/pool.cpp, Note [Max pooling]): the gradient goes where the maxima were.
     {on(GradFn::MaxPool2d), "max_pool2d", "MaxPool2DWithIndicesBackward0", {},
      [](C c, G g) -> variable_list { return {ops::max_pool2d_backward(g, c.sizes(0), c.args().indices)}; }},
+    // Average pooling (ops/avg_pool.cpp, Note [Average pooling]): the gradient over each window, divided.
+    {on(GradFn::AvgPool2d), "avg_pool2d", "AvgPool2DBackward0", {},
+     [](C c, G g) -> variable_list { return {ops::avg_pool2d_backward(g, c.sizes(0), c.args().avg_pool)}; }},
+    {on(GradFn::AdaptiveAvgPool2d), "adaptive_avg_pool2d", "AdaptiveAvgPool2DBackward0", {},
+     [](C c, G g) -> variable_list { return {ops::avg_pool2d_backward(g, c.sizes(0), c.args().avg_pool)}; }},
 
     // Views of input 0 (the output shares its storage).
     {on(GradFn::View), "view", "ViewBackward0", {},

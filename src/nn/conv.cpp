@@ -1,7 +1,5 @@
-// Conv2d, ConvTranspose2d and MaxPool2d over their ops (ops/conv.cpp, ops/pool.cpp); average pooling built from
-// differentiable ops: each output position's window is gathered with index_select from the
-// flattened image, with one extra column standing for the zero padding; its backward is
-// index_add, which accumulates overlapping windows deterministically.
+// Conv2d, ConvTranspose2d, MaxPool2d, AvgPool2d and AdaptiveAvgPool2d over their ops (ops/conv.cpp,
+// ops/pool.cpp, ops/avg_pool.cpp).
 #include <cmath>
 #include <limits>
 #include <sstream>
@@ -17,47 +15,9 @@ namespace ctorch::nn {
 
 namespace {
 
-struct Windows {
-  Tensor cols;  ///< [N, C, OH * OW, KH * KW]
-  int64_t oh, ow;
-};
-
-// The windows of `input` [N, C, H, W], padding filled with `pad_value`.
-Windows gather_windows(const Tensor& input, Pair2 k, Pair2 s, Pair2 p, Pair2 d, double pad_value, const char* op) {
-  CTORCH_CHECK(input.dim() == 4, op, ": expected a 4-d input [N, C, H, W], got ", input.dim(), "-d");
-  for (int i = 0; i < 2; ++i) {
-    CTORCH_CHECK(k[i] > 0 && s[i] > 0 && d[i] > 0 && p[i] >= 0, op,
-                 ": kernel_size, stride and dilation must be positive and padding non-negative");
-  }
-  const int64_t n = input.size(0), c = input.size(1), h = input.size(2), w = input.size(3);
-  const int64_t oh = (h + 2 * p[0] - d[0] * (k[0] - 1) - 1) / s[0] + 1;
-  const int64_t ow = (w + 2 * p[1] - d[1] * (k[1] - 1) - 1) / s[1] + 1;
-  CTORCH_CHECK(oh > 0 && ow > 0, op, ": the output size is too small (", oh, "x", ow, ") for input ", input.sizes());
-  // Positions within one channel's image, h * w standing for padding.
-  std::vector<int64_t> pos;
-  pos.reserve(static_cast<size_t>(oh * ow * k[0] * k[1]));
-  for (int64_t y = 0; y < oh; ++y) {
-    for (int64_t x = 0; x < ow; ++x) {
-      for (int64_t i = 0; i < k[0]; ++i) {
-        for (int64_t j = 0; j < k[1]; ++j) {
-          const int64_t yy = y * s[0] - p[0] + i * d[0], xx = x * s[1] - p[1] + j * d[1];
-          pos.push_back(yy >= 0 && yy < h && xx >= 0 && xx < w ? yy * w + xx : h * w);
-        }
-      }
-    }
-  }
-  const Tensor index = tensor(pos).to(input.device());
-  const Tensor flat = input.reshape({n, c, h * w});
-  const Tensor padded = cat({flat, full({n, c, 1}, pad_value, input.options())}, 2);
-  const Tensor cols = padded.index_select(2, index).view({n, c, oh * ow, k[0] * k[1]});
-  return {cols, oh, ow};
-}
-
 std::string pair_str(Pair2 p) { return "(" + std::to_string(p[0]) + ", " + std::to_string(p[1]) + ")"; }
-
-// PyTorch's 3-d inputs are a batch of one.
-Tensor batched(const Tensor& input) { return input.dim() == 3 ? input.unsqueeze(0) : input; }
-Tensor unbatched(const Tensor& out, const Tensor& input) { return input.dim() == 3 ? out.squeeze(0) : out; }
+// One number when both sides agree (what a layer made from an int prints), else the pair.
+std::string int_or_pair_str(Pair2 p) { return p[0] == p[1] ? std::to_string(p[0]) : pair_str(p); }
 
 }  // namespace
 
@@ -74,14 +34,14 @@ Tensor max_pool2d(const Tensor& input, Pair2 kernel_size, Pair2 stride, Pair2 pa
                             ceil_mode);
 }
 
-Tensor avg_pool2d(const Tensor& input, Pair2 kernel_size, Pair2 stride, Pair2 padding) {
-  if (stride[0] == 0) stride = kernel_size;
-  CTORCH_CHECK(padding[0] * 2 <= kernel_size[0] && padding[1] * 2 <= kernel_size[1],
-               "pad should be at most half of kernel size, but got pad=", padding[0], ", kernel_size=", kernel_size[0]);
-  const Tensor x = batched(input);
-  const Windows win = gather_windows(x, kernel_size, stride, padding, {1, 1}, 0.0, "avg_pool2d");
-  const Tensor out = win.cols.mean(IntArrayRef{3}).view({x.size(0), x.size(1), win.oh, win.ow});
-  return unbatched(out, input);
+Tensor avg_pool2d(const Tensor& input, Pair2 kernel_size, Pair2 stride, Pair2 padding, bool ceil_mode,
+                  bool count_include_pad, std::optional<int64_t> divisor_override) {
+  return ctorch::avg_pool2d(input, kernel_size, stride[0] == 0 ? IntArrayRef() : IntArrayRef(stride), padding,
+                            ceil_mode, count_include_pad, divisor_override);
+}
+
+Tensor adaptive_avg_pool2d(const Tensor& input, Pair2 output_size) {
+  return ctorch::adaptive_avg_pool2d(input, output_size);
 }
 
 }  // namespace functional
@@ -213,13 +173,18 @@ std::string MaxPool2d::extra_repr() const {
 }
 
 Tensor AvgPool2d::forward(const Tensor& input) {
-  return functional::avg_pool2d(input, {kernel_size, kernel_size}, {stride, stride}, {padding, padding});
+  return functional::avg_pool2d(input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override);
 }
 
+// PyTorch's AvgPool2d.extra_repr (ceil_mode and the divisor are not shown).
 std::string AvgPool2d::extra_repr() const {
-  return "kernel_size=" + std::to_string(kernel_size) + ", stride=" + std::to_string(stride) +
-         ", padding=" + std::to_string(padding);
+  return "kernel_size=" + int_or_pair_str(kernel_size) + ", stride=" + int_or_pair_str(stride) +
+         ", padding=" + int_or_pair_str(padding);
 }
+
+Tensor AdaptiveAvgPool2d::forward(const Tensor& input) { return functional::adaptive_avg_pool2d(input, output_size); }
+
+std::string AdaptiveAvgPool2d::extra_repr() const { return "output_size=" + int_or_pair_str(output_size); }
 
 void Conv2d::rebind() {
   weight = registered_parameter("weight");

@@ -39,14 +39,6 @@ void two_ints(IntArrayRef v, const char* what, int64_t out[2]) {
   out[1] = v.size() == 2 ? v[1] : v[0];
 }
 
-// PyTorch's pooling_output_shape: floor or ceil, and a last window must start inside the input or its left padding.
-int64_t output_size(int64_t in, int64_t k, int64_t pad, int64_t stride, int64_t dilation, bool ceil_mode) {
-  const int64_t span = in + 2 * pad - dilation * (k - 1) - 1 + (ceil_mode ? stride - 1 : 0);
-  int64_t out = (span >= 0 ? span / stride : -((-span + stride - 1) / stride)) + 1;
-  if (ceil_mode && (out - 1) * stride >= in + pad) --out;
-  return out;
-}
-
 // The kernel arguments of either pass: `planes` planes of h x w pooled into oh x ow.
 ops::MaxPoolKernelArgs kernel_args(ScalarType dtype, int64_t planes, int64_t h, int64_t w, int64_t oh, int64_t ow) {
   ops::MaxPoolKernelArgs a;
@@ -122,8 +114,8 @@ std::tuple<Tensor, Tensor> max_pool2d_checked(const Tensor& input, IntArrayRef k
   const bool unbatched = input.dim() == 3;
   const Tensor x = unbatched ? input.unsqueeze(0) : input;
   const int64_t h = x.size(2), w = x.size(3);
-  const int64_t oh = output_size(h, p.kernel[0], p.padding[0], p.stride[0], p.dilation[0], ceil_mode);
-  const int64_t ow = output_size(w, p.kernel[1], p.padding[1], p.stride[1], p.dilation[1], ceil_mode);
+  const int64_t oh = ops::pooling_output_size(h, p.kernel[0], p.padding[0], p.stride[0], p.dilation[0], ceil_mode);
+  const int64_t ow = ops::pooling_output_size(w, p.kernel[1], p.padding[1], p.stride[1], p.dilation[1], ceil_mode);
   CTORCH_CHECK(oh >= 1 && ow >= 1, "Given input size: (", x.size(1), "x", h, "x", w, "). Calculated output size: (",
                x.size(1), "x", oh, "x", ow, "). Output size is too small");
   Tensor values, indices;
@@ -145,6 +137,13 @@ std::tuple<Tensor, Tensor> max_pool2d_checked(const Tensor& input, IntArrayRef k
 }  // namespace
 
 namespace ops {
+
+int64_t pooling_output_size(int64_t in, int64_t k, int64_t pad, int64_t stride, int64_t dilation, bool ceil_mode) {
+  const int64_t span = in + 2 * pad - dilation * (k - 1) - 1 + (ceil_mode ? stride - 1 : 0);
+  int64_t out = (span >= 0 ? span / stride : -((-span + stride - 1) / stride)) + 1;
+  if (ceil_mode && (out - 1) * stride >= in + pad) --out;
+  return out;
+}
 
 Tensor max_pool2d_backward(const Tensor& grad, IntArrayRef input_sizes, const Tensor& indices) {
   const size_t nd = input_sizes.size();  // [N, C, H, W] or [C, H, W]

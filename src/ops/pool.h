@@ -1,12 +1,21 @@
-// Max pooling inside the op layer: the backward the gradient table calls (Note [Max pooling]).
+// Pooling inside the op layer: the backwards the gradient table calls (Note [Max pooling], Note [Average
+// pooling]) and the output-size rule the pooling ops share.
 #pragma once
 
 #include "ctorch/tensor.h"
+#include "ops/grad_hook.h"
 
 namespace ctorch::inline api::ops {
 
 /// The input's gradient of max_pool2d: `grad` added at `indices` (positions in each input plane).
 /// With grad mode on (create_graph) it is a scatter_add, differentiable.
 Tensor max_pool2d_backward(const Tensor& grad, IntArrayRef input_sizes, const Tensor& indices);
+
+/// PyTorch's pooling_output_shape: floor or ceil, and a last window must start inside the input or its left padding.
+int64_t pooling_output_size(int64_t in, int64_t k, int64_t pad, int64_t stride, int64_t dilation, bool ceil_mode);
+
+/// The input's gradient of avg_pool2d / adaptive_avg_pool2d: `grad` divided by each position's divisor and
+/// spread over its window, with ordinary (recorded) ops.
+Tensor avg_pool2d_backward(const Tensor& grad, IntArrayRef input_sizes, const AvgPoolArgs& args);
 
 }  // namespace ctorch::api::ops

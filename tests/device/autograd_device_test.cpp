@@ -235,6 +235,21 @@ std::vector<GradCase> make_cases() {
     return max_pool2d(x, {3, 2}, {2, 1}, {1, 1}, {1, 2}, /*ceil_mode=*/true);
   }));
   c.push_back(unary("max_pool2d_unbatched", in({2, 5, 5}), [](const Tensor& x) { return max_pool2d(x, {3}, {2}); }));
+  c.push_back(unary("avg_pool2d", in({2, 3, 6, 4}), [](const Tensor& x) { return avg_pool2d(x, {2}); }));
+  c.push_back(unary("avg_pool2d_overlapping_padded_ceil", in({1, 2, 7, 8}), [](const Tensor& x) {
+    return avg_pool2d(x, {3, 2}, {2, 1}, {1, 1}, /*ceil_mode=*/true);
+  }));
+  c.push_back(unary("avg_pool2d_unbatched_gaps_exclude_pad", in({2, 6, 7}), [](const Tensor& x) {
+    return avg_pool2d(x, {2, 3}, {3, 4}, {1, 1}, /*ceil_mode=*/true, /*count_include_pad=*/false);
+  }));
+  c.push_back(unary("avg_pool2d_divisor_override", in({1, 2, 5, 5}),
+                    [](const Tensor& x) { return avg_pool2d(x, {3}, {2}, {1}, false, true, /*divisor_override=*/4); }));
+  c.push_back(unary("adaptive_avg_pool2d_divisible", in({2, 3, 6, 4}),
+                    [](const Tensor& x) { return adaptive_avg_pool2d(x, {3, 2}); }));
+  c.push_back(unary("adaptive_avg_pool2d_overlapping", in({2, 7, 5}),
+                    [](const Tensor& x) { return adaptive_avg_pool2d(x, {3, 4}); }));
+  c.push_back(unary("adaptive_avg_pool2d_rows_divide", in({1, 2, 6, 5}),
+                    [](const Tensor& x) { return adaptive_avg_pool2d(x, {3, 2}); }));
   // Views.
   c.push_back(unary("view", in({3, 4}), [](const Tensor& x) { return x.view({2, 6}) * 1.5; }));
   c.push_back(unary("view_inferred", in({2, 3, 4}), [](const Tensor& x) { return x.view({-1, 4}).sin(); }));

@@ -157,6 +157,20 @@ TEST(LibtorchFrontend, FunctionalModules) {
 
 // The checkpoint calls of PyTorch's C++ examples (dcgan): torch::save / torch::load of a module
 // (shared pointer and holder), its optimizer and a tensor; the run resumes where it stopped.
+TEST(LibtorchFrontend, AveragePoolingHoldersAndFreeFunctions) {
+  const torch::Tensor x = torch::arange(2 * 6 * 6, torch::kFloat).view({2, 1, 6, 6});
+  torch::nn::AvgPool2d pool(torch::nn::AvgPool2dOptions({3, 2}).stride(2).padding(1).ceil_mode(true)
+                                .count_include_pad(false).divisor_override(3));
+  EXPECT_TRUE(pool(x).equal(torch::avg_pool2d(x, {3, 2}, {2}, {1}, true, false, 3)));
+  EXPECT_EQ(pool->options.stride().value, (::ctorch::nn::Pair2{2, 2}));
+  EXPECT_EQ(pool->repr(), "AvgPool2d(kernel_size=(3, 2), stride=2, padding=1)");
+  EXPECT_TRUE(torch::nn::AvgPool2d(2)(x).equal(torch::nn::functional::avg_pool2d(x, {2, 2})));
+  torch::nn::AdaptiveAvgPool2d adaptive(torch::nn::AdaptiveAvgPool2dOptions({4, 3}));
+  EXPECT_TRUE(adaptive(x).equal(torch::adaptive_avg_pool2d(x, {4, 3})));
+  EXPECT_EQ(torch::nn::AdaptiveAvgPool2d(1)(x).sizes(), torch::IntArrayRef({2, 1, 1, 1}));
+  EXPECT_EQ(adaptive->repr(), "AdaptiveAvgPool2d(output_size=(4, 3))");
+}
+
 TEST(LibtorchFrontend, SaveAndLoadModulesOptimizersAndTensors) {
   const auto dir = std::filesystem::temp_directory_path() / "ctorch_libtorch_save_test";
   std::filesystem::create_directories(dir);

@@ -191,6 +191,53 @@ class ConvTranspose2dImpl : public ::ctorch::nn::ConvTranspose2d {
 };
 TORCH_MODULE(ConvTranspose2d);
 
+/// torch::nn::AvgPool2dOptions(kernel_size).stride(s).padding(p).ceil_mode(c).count_include_pad(b)
+/// .divisor_override(d); the stride defaults to the kernel size.
+struct AvgPool2dOptions {
+  AvgPool2dOptions(ExpandingArray2 kernel_size)  // NOLINT: implicit, as libtorch's
+      : kernel_size_(kernel_size), stride_(kernel_size), padding_(0), ceil_mode_(false), count_include_pad_(true) {}
+  CTORCH_NN_ARG(ExpandingArray2, kernel_size)
+  CTORCH_NN_ARG(ExpandingArray2, stride)
+  CTORCH_NN_ARG(ExpandingArray2, padding)
+  CTORCH_NN_ARG(bool, ceil_mode)
+  CTORCH_NN_ARG(bool, count_include_pad)
+  CTORCH_NN_ARG(std::optional<int64_t>, divisor_override)
+};
+
+/// libtorch's AvgPool2dImpl: ctorch's AvgPool2d with its options.
+class AvgPool2dImpl : public ::ctorch::nn::AvgPool2d {
+  CTORCH_MODULE_REPLICABLE(AvgPool2dImpl)
+
+ public:
+  explicit AvgPool2dImpl(ExpandingArray2 kernel_size) : AvgPool2dImpl(AvgPool2dOptions(kernel_size)) {}
+  explicit AvgPool2dImpl(const AvgPool2dOptions& o)
+      : ::ctorch::nn::AvgPool2d(o.kernel_size().value, o.stride().value, o.padding().value, o.ceil_mode(),
+                                o.count_include_pad(), o.divisor_override()),
+        options(o) {}
+  AvgPool2dOptions options;
+};
+TORCH_MODULE(AvgPool2d);
+
+/// torch::nn::AdaptiveAvgPool2dOptions(output_size) (both sizes given: libtorch's optional elements,
+/// which keep an input size, are not supported).
+struct AdaptiveAvgPool2dOptions {
+  AdaptiveAvgPool2dOptions(ExpandingArray2 output_size) : output_size_(output_size) {}  // NOLINT: implicit
+  CTORCH_NN_ARG(ExpandingArray2, output_size)
+};
+
+/// libtorch's AdaptiveAvgPool2dImpl: ctorch's AdaptiveAvgPool2d with its options.
+class AdaptiveAvgPool2dImpl : public ::ctorch::nn::AdaptiveAvgPool2d {
+  CTORCH_MODULE_REPLICABLE(AdaptiveAvgPool2dImpl)
+
+ public:
+  explicit AdaptiveAvgPool2dImpl(ExpandingArray2 output_size)
+      : AdaptiveAvgPool2dImpl(AdaptiveAvgPool2dOptions(output_size)) {}
+  explicit AdaptiveAvgPool2dImpl(const AdaptiveAvgPool2dOptions& o)
+      : ::ctorch::nn::AdaptiveAvgPool2d(o.output_size().value), options(o) {}
+  AdaptiveAvgPool2dOptions options;
+};
+TORCH_MODULE(AdaptiveAvgPool2d);
+
 /// torch::nn::BatchNormOptions(num_features).eps(e).momentum(m).affine(a).track_running_stats(t).
 struct BatchNormOptions {
   BatchNormOptions(int64_t num_features)  // NOLINT: implicit, as libtorch's

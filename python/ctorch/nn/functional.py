@@ -95,6 +95,20 @@ def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
     return (values, indices) if return_indices else values
 
 
+def _list_with_default(out_size, defaults):
+    if isinstance(out_size, int):
+        return out_size
+    if len(defaults) <= len(out_size):
+        raise ValueError("Input dimension should be at least {}".format(len(out_size) + 1))
+    return [v if v is not None else d for v, d in zip(out_size, defaults[-len(out_size):])]
+
+
+def adaptive_avg_pool2d(input, output_size):
+    """Mean over adaptive windows: output (i, j) averages rows [floor(i*H/OH), ceil((i+1)*H/OH)) and likewise
+    columns; None in output_size keeps that input size."""
+    return _nn.adaptive_avg_pool2d(input, _list_with_default(output_size, input.size()))
+
+
 def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, scale_grad_by_freq=False, sparse=False):
     """Rows of weight at the indices in input."""
     if max_norm is not None or scale_grad_by_freq or sparse:
