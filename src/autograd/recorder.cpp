@@ -88,10 +88,11 @@ class Recorder final : public ops::GradRecorder {
                  "a leaf Variable that requires grad is being used in an in-place operation.");
     // A view that does not record its base (made under no_grad, or of a tensor that did not require
     // grad) cannot give the base the history of a value that requires grad.
-    CTORCH_CHECK_NOT_IMPLEMENTED(self.requires_grad() || !is_part_of_storage(self),
-                 "ctorch: writing a tensor that requires grad into a view whose base does not record it (a view made "
-                 "under no_grad, or of a tensor that did not require grad) is not supported; write with index_put_ "
-                 "(x[i] = y) on the base, which records the write on it, or build the result with cat or stack");
+    CTORCH_CHECK_NOT_IMPLEMENTED(
+        self.requires_grad() || !is_part_of_storage(self),
+        "ctorch: writing a tensor that requires grad into a view whose base does not record it (a view made under "
+        "no_grad, or of a tensor that did not require grad) is not supported; write with index_put_ (x[i] = y) on the "
+        "base, which records the write on it, or build the result with cat or stack");
   }
 
   bool needs_original_self(ops::GradFn fn, const ops::GradArgs& args) const override {
