@@ -9,6 +9,7 @@
 #include <typeinfo>
 
 #include "autograd/meta.h"
+#include "autograd/zero_grad.h"
 #include "core/demangle.h"
 #include "ctorch/cuda.h"
 #include "ctorch/error.h"
@@ -269,17 +270,7 @@ Module& Module::train(bool on) {
   return *this;
 }
 
-void Module::zero_grad(bool set_to_none) {
-  for (Tensor& p : parameters()) {
-    if (!p.grad().defined()) continue;
-    if (set_to_none) {
-      p.mutable_grad() = Tensor();
-    } else {
-      NoGradGuard no_grad;
-      p.mutable_grad().zero_();
-    }
-  }
-}
+void Module::zero_grad(bool set_to_none) { autograd::zero_grad(parameters(), set_to_none); }
 
 Module& Module::apply(const std::function<void(Module&)>& fn) {
   for (auto& [n, c] : children_) c->apply(fn);

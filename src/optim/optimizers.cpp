@@ -3,6 +3,7 @@
 #include <cmath>
 #include <string>
 
+#include "autograd/zero_grad.h"
 #include "ctorch/error.h"
 #include "ctorch/factories.h"
 #include "ctorch/grad_mode.h"
@@ -82,17 +83,7 @@ void validate_options(const RMSpropOptions& o) {
 }  // namespace detail
 
 void Optimizer::zero_grad(bool set_to_none) {
-  for (size_t g = 0; g < num_groups(); ++g) {
-    for (const Tensor& p : group_params(g)) {
-      if (!p.grad().defined()) continue;
-      if (set_to_none) {
-        p.mutable_grad() = Tensor();
-      } else {
-        NoGradGuard no_grad;
-        p.mutable_grad().zero_();
-      }
-    }
-  }
+  for (size_t g = 0; g < num_groups(); ++g) autograd::zero_grad(group_params(g), set_to_none);
 }
 
 Optimizer::State& Optimizer::state_of(const Tensor& p) {
