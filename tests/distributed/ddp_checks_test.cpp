@@ -325,7 +325,7 @@ TEST_P(DDPChecks, GradientAsBucketViewAliasesTheBucketsAndMatchesTheCopyPath) {
 
 TEST_P(DDPChecks, GradientAsBucketViewMovesExistingGradientsIntoTheBuckets) {
   std::vector<std::vector<Tensor>> before(2), after(2);
-  std::vector<bool> aliased(2);
+  std::vector<char> aliased(2);  // not vector<bool>: its bits share a word across the rank threads
   const auto models = two_models();
   run([&](int rank, auto pg, Device dev) {
     auto model = models[static_cast<size_t>(rank)];
