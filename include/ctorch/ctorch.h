@@ -51,6 +51,7 @@
 #include "ctorch/nn_loss.h"
 #include "ctorch/nn_module.h"
 #include "ctorch/nn_parallel.h"
+#include "ctorch/nn_reducer.h"
 #include "ctorch/nn_utils.h"
 #include "ctorch/nvtx.h"
 #include "ctorch/ops.h"

@@ -8,6 +8,7 @@
 
 #include "ctorch/distributed.h"
 #include "ctorch/nn_layers.h"
+#include "ctorch/nn_reducer.h"
 
 namespace ctorch::nn::parallel {
 
@@ -27,7 +28,6 @@ class DistributedDataParallel : public UnaryModule {
                                    std::shared_ptr<distributed::ProcessGroup> process_group = nullptr,
                                    double bucket_cap_mb = 25.0, bool broadcast_buffers = true,
                                    bool find_unused_parameters = false, bool gradient_as_bucket_view = false);
-  ~DistributedDataParallel() override;
 
   /// Broadcasts rank 0's buffers (broadcast_buffers), then runs the wrapped module.
   Tensor forward(const Tensor& input) override;
@@ -56,12 +56,11 @@ class DistributedDataParallel : public UnaryModule {
   [[nodiscard]] NoSyncGuard no_sync() { return NoSyncGuard(*this); }
 
  private:
-  struct Reducer;
   std::shared_ptr<UnaryModule> module_;
   std::shared_ptr<distributed::ProcessGroup> group_;
   bool broadcast_buffers_;
   bool require_backward_grad_sync_ = true;
-  std::shared_ptr<Reducer> reducer_;  // shared: hooks on an iteration's output hold it weakly
+  std::unique_ptr<Reducer> reducer_;  // the bucketing and gradient averaging (ctorch/nn_reducer.h)
 };
 
 }  // namespace ctorch::nn::parallel

@@ -1,9 +1,11 @@
 // torch.distributed's C++ side (ctorch._C._distributed): process groups (Gloo on cpu and emulated
 // devices) and the collectives; the Python module ctorch.distributed spells them as PyTorch does.
+// Also DDP's Reducer (ctorch/nn_reducer.h), which ctorch.nn.parallel.DistributedDataParallel drives.
 #include <pybind11/chrono.h>
 
 #include "bindings.h"
 #include "ctorch/distributed.h"
+#include "ctorch/nn_reducer.h"
 
 namespace ctorch::inline api::python {
 namespace {
@@ -47,6 +49,21 @@ void bind_distributed(py::module_& m) {
       .def("rank", &dist::ProcessGroup::rank)
       .def("size", &dist::ProcessGroup::size)
       .def("name", &dist::ProcessGroup::backend_name);
+  using nn::parallel::Reducer;
+  py::class_<Reducer, std::shared_ptr<Reducer>>(m, "Reducer")
+      .def(py::init([](py::handle params, std::vector<std::string> names, py::handle g, double bucket_cap_mb,
+                       bool find_unused_parameters, bool gradient_as_bucket_view) {
+        std::vector<Tensor> ps = tensors(params);
+        Group group = g.is_none() ? dist::default_group() : g.cast<Group>();
+        py::gil_scoped_release release;  // the constructor all-gathers the parameter counts
+        return std::make_shared<Reducer>(std::move(ps), std::move(names), std::move(group), bucket_cap_mb,
+                                         find_unused_parameters, gradient_as_bucket_view);
+      }), py::arg("params"), py::arg("names"), py::arg("process_group") = py::none(), py::arg("bucket_cap_mb") = 25.0,
+         py::arg("find_unused_parameters") = false, py::arg("gradient_as_bucket_view") = false)
+      .def("_ensure_prior_reduction_finished", &Reducer::ensure_prior_reduction_finished)
+      .def("prepare_for_backward", [](Reducer& r, py::handle outputs) { r.prepare_for_backward(tensors(outputs)); },
+           py::arg("outputs"))
+      .def("_get_bucket_indices", &Reducer::bucket_indices);
   m.def("init_process_group", [](const std::string& backend, std::optional<std::string> init_method, int world_size,
                                  int rank, std::optional<double> timeout_s) {
     auto timeout = timeout_s ? std::chrono::milliseconds(static_cast<int64_t>(*timeout_s * 1000))
@@ -60,6 +77,7 @@ void bind_distributed(py::module_& m) {
     dist::destroy_process_group();
   });
   m.def("is_initialized", &dist::is_initialized);
+  m.def("_default_group", &dist::default_group);
   m.def("is_gloo_available", &dist::is_gloo_available);
   m.def("is_nccl_available", &dist::is_nccl_available);
   m.def("get_rank", [](py::handle g) { return dist::get_rank(group_of(g)); }, py::arg("group") = py::none());

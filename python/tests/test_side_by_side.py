@@ -808,6 +808,28 @@ def dataloader_collates_python_datasets(torch):
     return [b for b in DataLoader(Squares(), batch_size=2)]
 
 
+# ---- DistributedDataParallel's constructor checks (no process group needed) -------------------------
+
+@case
+def ddp_without_trainable_parameters(torch):
+    return torch.nn.parallel.DistributedDataParallel(torch.nn.Linear(2, 2).requires_grad_(False))
+
+
+@case
+def ddp_device_ids_with_a_cpu_module(torch):
+    return torch.nn.parallel.DistributedDataParallel(torch.nn.Linear(2, 2), device_ids=[0])
+
+
+@case
+def ddp_two_device_ids(torch):
+    return torch.nn.parallel.DistributedDataParallel(torch.nn.Linear(2, 2), device_ids=[0, 1])
+
+
+@case
+def ddp_without_init_process_group(torch):
+    return torch.nn.parallel.DistributedDataParallel(torch.nn.Linear(2, 2))
+
+
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_same_as_pytorch(name):
     fn, message = CASES[name]

@@ -1,5 +1,6 @@
 """torch.nn.parallel: DataParallel over Python modules, with ctorch's C++ scatter, gather and
-replica threads (each replica's Python forward runs on its own thread with its device current)."""
+replica threads (each replica's Python forward runs on its own thread with its device current);
+DistributedDataParallel (distributed.py) over ctorch's C++ Reducer."""
 import threading
 
 from ... import _C
@@ -185,9 +186,4 @@ class DataParallel(Module):
         return gather(outputs, self.output_device, self.dim)
 
 
-class DistributedDataParallel(Module):
-    """Not available from Python yet: ctorch's DDP is C++ (ctorch::nn::DistributedDataParallel)."""
-
-    def __init__(self, *args, **kwargs):
-        raise NotImplementedError("ctorch: DistributedDataParallel is not bound to Python yet; use the C++ "
-                                  "ctorch::nn::DistributedDataParallel")
+from .distributed import DistributedDataParallel  # noqa: E402,F401
