@@ -32,8 +32,8 @@ void FormulaNode::save(ArrayRef<const Tensor*> inputs, const Tensor& output, std
   for (size_t i = 0; i < 3 && i < inputs.size(); ++i) {
     if ((s.input[i] & wanted) == 0) continue;
     const Tensor& in = *inputs[i];
-    const bool aliases_output = version_before && in.defined() && in.impl()->storage() == output.impl()->storage();
-    inputs_[i] = SavedVariable(in, false, aliases_output ? version_before : std::nullopt);
+    const bool overwritten = version_before && in.defined() && in.impl()->storage() == output.impl()->storage();
+    inputs_[i] = overwritten ? SavedVariable::overwritten(in, *version_before) : SavedVariable(in, false);
   }
   if ((s.result & wanted) != 0) result_ = SavedVariable(output, true);
 }

@@ -16,6 +16,12 @@ SavedVariable::SavedVariable(const Tensor& t, bool is_output, std::optional<uint
   data_ = is_output ? t.detach() : t;
 }
 
+SavedVariable SavedVariable::overwritten(const Tensor& t, uint32_t version) {
+  SavedVariable v(t.detach(), false, version);
+  if (AutogradMeta* meta = meta_of(t)) v.alias_meta_ = meta->weak_from_this();
+  return v;
+}
+
 void SavedVariable::reset() {
   if (!saved_) return;
   data_ = Tensor();
@@ -32,8 +38,12 @@ Tensor SavedVariable::unpack(const std::shared_ptr<Node>& owner, const char* nod
        << data_.sizes() << "]";
     if (is_output_) {
       os << ", which is output " << output_nr_ << " of " << node_name << ",";
-    } else if (AutogradMeta* meta = meta_of(data_); meta != nullptr && current_grad_fn(data_, *meta)) {
-      os << ", which is output " << meta->output_nr << " of " << meta->grad_fn->name() << ",";  // its current producer
+    } else {
+      const std::shared_ptr<AutogradMeta> alias = alias_meta_.lock();
+      AutogradMeta* meta = alias != nullptr ? alias.get() : meta_of(data_);
+      if (meta != nullptr && current_grad_fn(data_, *meta)) {
+        os << ", which is output " << meta->output_nr << " of " << meta->grad_fn->name() << ",";  // its current producer
+      }
     }
     os << " is at version " << data_._version() << "; expected version " << version_ << " instead. Hint: ";
     if (AnomalyMode::is_enabled()) {

@@ -9,6 +9,8 @@
 
 namespace ctorch::autograd {
 
+struct AutogradMeta;
+
 /// PyTorch's ERR_BACKWARD_TWICE: a graph's saved values were freed by an earlier backward.
 inline constexpr const char* kBackwardTwice =
     "Trying to backward through the graph a second time (or directly access saved tensors after they have already "
@@ -23,6 +25,10 @@ class SavedVariable {
   /// Saves `t`; an output of the recording node is kept without its history (no reference cycle).
   /// `version` is the one a later read expects (default: t's version now).
   SavedVariable(const Tensor& t, bool is_output, std::optional<uint32_t> version = std::nullopt);
+  /// Saves `t`, an operand of an in-place op that shares the written storage, with the `version`
+  /// before the write: reading it raises PyTorch's error. Its history is held weakly, for that
+  /// error's text only (a strong reference could close a cycle through the written tensor's node).
+  static SavedVariable overwritten(const Tensor& t, uint32_t version);
 
   /// The saved tensor; throws PyTorch's error when it was released or modified in place since.
   /// An output gets `owner` as its grad_fn again when the graph is being differentiated (create_graph).
@@ -34,6 +40,7 @@ class SavedVariable {
 
  private:
   Tensor data_;
+  std::weak_ptr<AutogradMeta> alias_meta_;  ///< overwritten(): the operand's autograd state
   uint32_t version_ = 0;
   uint32_t output_nr_ = 0;
   bool is_output_ = false;
