@@ -16,12 +16,12 @@ launcher=()
 if command -v ccache >/dev/null; then launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache -DCMAKE_C_COMPILER_LAUNCHER=ccache); fi
 cmake -S . -B build-demo -DCTORCH_BUILD_CUDA=$cuda -DCTORCH_BUILD_TESTS=OFF -DCTORCH_BUILD_BENCHMARKS=OFF \
   -DCTORCH_BUILD_EXAMPLES=ON "${launcher[@]}" >/dev/null
-targets=(tour)
-if grep -q '^CTORCH_BUILD_PYTHON:BOOL=ON' build-demo/CMakeCache.txt && [[ -d build-demo/python ]]; then
-  targets+=(ctorch_python)
-fi
-cmake --build build-demo -j"$(nproc)" --target "${targets[@]}"
+# The C++ tour first (the library and one program), then the Python extension for the second tour.
+cmake --build build-demo -j"$(nproc)" --target tour
 ./build-demo/examples/tour "$@"
+if grep -q '^CTORCH_BUILD_PYTHON:BOOL=ON' build-demo/CMakeCache.txt && [[ -d build-demo/python ]]; then
+  cmake --build build-demo -j"$(nproc)" --target ctorch_python
+fi
 if [[ -f $(ls build-demo/python/ctorch/_C*.so 2>/dev/null | head -1) ]]; then
   emulate=""
   args=("$@")
