@@ -360,7 +360,9 @@ void bind_extras(py::module_& m) {
       .def(py::init<const std::string&, const std::string&, const std::string&>(), py::arg("path_to_so_file"),
            py::arg("alloc_fn_name"), py::arg("free_fn_name"));
   m.def("change_current_allocator", &cuda::memory::change_current_allocator);
-  // make_graphed_callables for callables of tensors (a Python nn.Module is not graphable yet).
+  // make_graphed_callables of functions of tensors and of Python nn.Modules (torch.cuda.graphs'
+  // make_graphed_callables: a module comes back with its forward replaced, running the graphs while
+  // its training flag is as at capture and its original forward otherwise).
   m.def("make_graphed_callables", [](py::object callables, py::object sample_args, int num_warmup_iters,
                                      bool allow_unused_input) -> py::object {
     const bool single = !py::isinstance<py::tuple>(callables);
@@ -368,15 +370,45 @@ void bind_extras(py::module_& m) {
     py::tuple samples = single ? py::make_tuple(sample_args) : py::reinterpret_borrow<py::tuple>(sample_args);
     std::vector<cuda::GraphableCallable> cs;
     std::vector<std::vector<Tensor>> args;
+    std::vector<std::shared_ptr<nn::Module>> proxies(fns.size());  // the C++ view of each Python module
     for (size_t i = 0; i < fns.size(); ++i) {
-      if (py::hasattr(fns[i], "parameters"))
-        throw NotImplementedError("ctorch: make_graphed_callables of a Python nn.Module is not supported yet; "
-                                  "pass a function of tensors");
-      cs.emplace_back(tensor_function(fns[i]));
       std::vector<Tensor> a;
       py::object sample = samples[i];
       if (is_tensor(sample)) a.push_back(as_tensor(sample));
       else for (py::handle h : sample) a.push_back(as_tensor(h, "sample_args"));
+      if (!py::hasattr(fns[i], "parameters")) {
+        cs.emplace_back(tensor_function(fns[i]));
+      } else {
+        py::object module = fns[i];
+        auto hooks = [&](const char* name) { return py::hasattr(module, name) ? py::len(module.attr(name)) : 0; };
+        if (hooks("_backward_hooks") || hooks("_forward_hooks") || hooks("_forward_pre_hooks"))
+          throw py::value_error("Modules must not have hooks registered at the time they are passed. However, "
+                                "registering hooks on modules after passing them through make_graphed_callables is "
+                                "allowed.");
+        // Its parameters and buffers, the same tensors, in a C++ module the graphs read.
+        auto proxy = std::make_shared<nn::Module>(py::str(module.attr("__class__").attr("__name__")));
+        size_t k = 0;
+        for (py::handle t : module.attr("parameters")()) {
+          const Tensor p = as_tensor(t, "parameter");
+          proxy->register_parameter("p" + std::to_string(k++), p, p.requires_grad());
+        }
+        k = 0;
+        for (py::handle t : module.attr("buffers")()) {
+          const Tensor b = as_tensor(t, "buffer");
+          if (b.requires_grad())
+            throw py::value_error("In any :class:`~torch.nn.Module` passed to :func:`~make_graphed_callables`, "
+                                  "only parameters may be trainable. All buffers must have ``requires_grad=False``.");
+          proxy->register_buffer("b" + std::to_string(k++), b);
+        }
+        proxy->train(module.attr("training").cast<bool>());
+        proxies[i] = proxy;
+        // The graphs call it with the sample arguments followed by the parameters: forward takes the former.
+        const size_t n = a.size();
+        cuda::TensorFunction forward = tensor_function(module);
+        cs.emplace_back(*proxy, [forward, n](const std::vector<Tensor>& inputs) {
+          return forward(std::vector<Tensor>(inputs.begin(), inputs.begin() + static_cast<std::ptrdiff_t>(n)));
+        });
+      }
       args.push_back(std::move(a));
     }
     std::vector<cuda::TensorFunction> graphed;
@@ -385,7 +417,27 @@ void bind_extras(py::module_& m) {
       graphed = cuda::make_graphed_callables(cs, args, num_warmup_iters, allow_unused_input);
     }
     py::tuple out(graphed.size());
-    for (size_t i = 0; i < graphed.size(); ++i) out[i] = python_function(graphed[i], true);
+    for (size_t i = 0; i < graphed.size(); ++i) {
+      py::object fn = python_function(graphed[i], true);
+      if (proxies[i] == nullptr) {
+        out[i] = fn;
+        continue;
+      }
+      py::object module = fns[i];
+      const bool training_at_capture = module.attr("training").cast<bool>();
+      // The class's forward and a weak reference: the new forward lives in the module's __dict__,
+      // and a strong reference from a C++ closure would be a cycle Python's collector cannot see.
+      py::object class_forward = py::type::of(module).attr("forward");
+      py::weakref weak_module(module);
+      std::shared_ptr<nn::Module> proxy = proxies[i];  // the graphs read it as long as they replay
+      module.attr("forward") = py::cpp_function([weak_module, fn, class_forward, training_at_capture,
+                                                 proxy](const py::args& a) -> py::object {
+        py::object self = weak_module();
+        if (self.attr("training").cast<bool>() == training_at_capture) return fn(*a);
+        return class_forward(self, *a);
+      });
+      out[i] = module;
+    }
     return single ? py::object(out[0]) : py::object(out);
   }, py::arg("callables"), py::arg("sample_args"), py::arg("num_warmup_iters") = 3,
      py::arg("allow_unused_input") = false);

@@ -217,6 +217,46 @@ def test_cuda_graph_capture_and_replay():
     assert static_out.tolist() == [6.0] * 4
 
 
+def test_make_graphed_callables_of_a_python_module_trains_as_eager():
+    # torch.cuda.graphs' whole-network example: a Python nn.Module graphed, trained by SGD steps,
+    # against an eager copy of it on the same data; eval() runs the original forward.
+    class Net(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.fc1 = torch.nn.Linear(4, 8)
+            self.fc2 = torch.nn.Linear(8, 2)
+
+        def forward(self, x):
+            return self.fc2(self.fc1(x).relu())
+
+    torch.manual_seed(0)
+    model = Net().cuda()
+    eager = Net().cuda()
+    eager.load_state_dict(model.state_dict())
+    x = torch.randn(16, 4, device="cuda")
+    target = torch.randn(16, 2, device="cuda")
+    graphed = torch.cuda.make_graphed_callables(model, (torch.randn(16, 4, device="cuda"),))
+    assert graphed is model
+    first, second = model(x), model(x)  # replays: the graph's static output, a GraphedBackward node
+    assert first.data_ptr() == second.data_ptr() and type(first.grad_fn).__name__ != "AddmmBackward0"
+    assert repr(first.grad_fn).startswith("<GraphedBackward")
+    opt = torch.optim.SGD(model.parameters(), lr=0.1)
+    opt_eager = torch.optim.SGD(eager.parameters(), lr=0.1)
+    for _ in range(3):
+        for net, o in ((model, opt), (eager, opt_eager)):
+            o.zero_grad(set_to_none=True)
+            torch.nn.functional.mse_loss(net(x), target).backward()
+            o.step()
+    for p, q in zip(model.parameters(), eager.parameters()):
+        assert torch.allclose(p, q, atol=1e-6)
+    model.eval()
+    assert torch.allclose(model(x[:3]), eager(x[:3]), atol=1e-6)  # another shape: the eager forward ran
+    with pytest.raises(ValueError, match="Modules must not have hooks registered"):
+        hooked = Net().cuda()
+        hooked.register_forward_hook(lambda m, i, o: None)
+        torch.cuda.make_graphed_callables(hooked, (x,))
+
+
 def test_make_graphed_callables_of_a_function():
     w = torch.randn(4, 4, device="cuda", requires_grad=True)
 
