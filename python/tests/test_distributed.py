@@ -43,18 +43,24 @@ def free_port():
         return s.getsockname()[1]
 
 
-def test_two_processes_with_env_init(tmp_path):
-    script = tmp_path / "collectives.py"
-    script.write_text(SCRIPT)
+def run_two_ranks(tmp_path, name, text, emulated_gpus, timeout):
+    """Runs script `text` as ranks 0 and 1 (env:// on a free port); returns their outputs after both succeed."""
+    script = tmp_path / name
+    script.write_text(text)
     port = str(free_port())
     procs = []
     for rank in range(2):
         env = dict(os.environ, RANK=str(rank), WORLD_SIZE="2", MASTER_ADDR="127.0.0.1", MASTER_PORT=port,
-                   CTORCH_EMULATED_CUDA="2")
+                   CTORCH_EMULATED_CUDA=emulated_gpus)
         procs.append(subprocess.Popen([sys.executable, str(script)], env=env, stdout=subprocess.PIPE,
                                       stderr=subprocess.STDOUT, text=True))
-    outs = [p.communicate(timeout=120)[0] for p in procs]
+    outs = [p.communicate(timeout=timeout)[0] for p in procs]
     assert [p.returncode for p in procs] == [0, 0], outs
+    return outs
+
+
+def test_two_processes_with_env_init(tmp_path):
+    outs = run_two_ranks(tmp_path, "collectives.py", SCRIPT, "2", timeout=120)
     assert "rank 0 of 2 on cuda:0 ok" in outs[0] and "rank 1 of 2 on cuda:1 ok" in outs[1]
 
 
@@ -211,17 +217,7 @@ DDP_SCRIPT = textwrap.dedent("""
 
 @pytest.mark.parametrize("emulated_gpus", ["0", "2"], ids=["cpu", "emulated-cuda"])
 def test_distributed_data_parallel_two_processes(tmp_path, emulated_gpus):
-    script = tmp_path / "ddp.py"
-    script.write_text(DDP_SCRIPT)
-    port = str(free_port())
-    procs = []
-    for rank in range(2):
-        env = dict(os.environ, RANK=str(rank), WORLD_SIZE="2", MASTER_ADDR="127.0.0.1", MASTER_PORT=port,
-                   CTORCH_EMULATED_CUDA=emulated_gpus)
-        procs.append(subprocess.Popen([sys.executable, str(script)], env=env, stdout=subprocess.PIPE,
-                                      stderr=subprocess.STDOUT, text=True))
-    outs = [p.communicate(timeout=180)[0] for p in procs]
-    assert [p.returncode for p in procs] == [0, 0], outs
+    outs = run_two_ranks(tmp_path, "ddp.py", DDP_SCRIPT, emulated_gpus, timeout=180)
     device = ["cpu", "cpu"] if emulated_gpus == "0" else ["cuda:0", "cuda:1"]
     for rank in range(2):
         assert "rank %d ddp on %s ok" % (rank, device[rank]) in outs[rank], outs

@@ -40,13 +40,6 @@ namespace {
 
 using ops::AvgPoolArgs;
 
-// One int for both dims, or one per dim (PyTorch's texts name the argument).
-void two_ints(IntArrayRef v, const char* what, int64_t out[2]) {
-  CTORCH_CHECK(v.size() == 1 || v.size() == 2, what);
-  out[0] = v[0];
-  out[1] = v.size() == 2 ? v[1] : v[0];
-}
-
 // The windows along one spatial dim, clipped to the input [0, in).
 struct Axis {
   int64_t in, out, k, s, p;
@@ -195,13 +188,15 @@ Tensor avg_pool2d(const Tensor& input, IntArrayRef kernel_size, IntArrayRef stri
                   bool ceil_mode, bool count_include_pad, std::optional<int64_t> divisor_override) {
   // PyTorch's checks in its order (avg_pool2d's meta function, pooling_output_shape, pool2d_shape_check).
   AvgPoolArgs a;
-  two_ints(kernel_size, "avg_pool2d: kernel_size must either be a single int, or a tuple of two ints", a.kernel);
+  ops::pooling_pair(kernel_size, "avg_pool2d: kernel_size must either be a single int, or a tuple of two ints",
+                    a.kernel);
   if (stride.empty()) {
     a.stride[0] = a.kernel[0], a.stride[1] = a.kernel[1];
   } else {
-    two_ints(stride, "avg_pool2d: stride must either be omitted, a single int, or a tuple of two ints", a.stride);
+    ops::pooling_pair(stride, "avg_pool2d: stride must either be omitted, a single int, or a tuple of two ints",
+                      a.stride);
   }
-  two_ints(padding, "avg_pool2d: padding must either be a single int, or a tuple of two ints", a.padding);
+  ops::pooling_pair(padding, "avg_pool2d: padding must either be a single int, or a tuple of two ints", a.padding);
   CTORCH_CHECK(!divisor_override.has_value() || *divisor_override != 0, "divisor must be not zero");
   CTORCH_CHECK(input.defined(), "avg_pool2d: expected a defined input");
   const int64_t planes_in = input.size(-3), h = input.size(-2), w = input.size(-1);

@@ -32,13 +32,6 @@ struct PoolParams {
   int64_t kernel[2], stride[2], padding[2], dilation[2];
 };
 
-// One int for both dims, or one per dim (PyTorch's texts name the argument).
-void two_ints(IntArrayRef v, const char* what, int64_t out[2]) {
-  CTORCH_CHECK(v.size() == 1 || v.size() == 2, "max_pool2d: ", what);
-  out[0] = v[0];
-  out[1] = v.size() == 2 ? v[1] : v[0];
-}
-
 // The kernel arguments of either pass: `planes` planes of h x w pooled into oh x ow.
 ops::MaxPoolKernelArgs kernel_args(ScalarType dtype, int64_t planes, int64_t h, int64_t w, int64_t oh, int64_t ow) {
   ops::MaxPoolKernelArgs a;
@@ -88,14 +81,16 @@ std::tuple<Tensor, Tensor> max_pool_forward(const Tensor& x, const PoolParams& p
 std::tuple<Tensor, Tensor> max_pool2d_checked(const Tensor& input, IntArrayRef kernel_size, IntArrayRef stride,
                                               IntArrayRef padding, IntArrayRef dilation, bool ceil_mode) {
   PoolParams p{};
-  two_ints(kernel_size, "kernel_size must either be a single int, or a tuple of two ints", p.kernel);
+  ops::pooling_pair(kernel_size, "max_pool2d: kernel_size must either be a single int, or a tuple of two ints",
+                    p.kernel);
   if (stride.empty()) {
     p.stride[0] = p.kernel[0], p.stride[1] = p.kernel[1];
   } else {
-    two_ints(stride, "stride must either be omitted, a single int, or a tuple of two ints", p.stride);
+    ops::pooling_pair(stride, "max_pool2d: stride must either be omitted, a single int, or a tuple of two ints",
+                      p.stride);
   }
-  two_ints(padding, "padding must be either be a single int, or a tuple of two ints", p.padding);
-  two_ints(dilation, "dilation must be either a single int, or a tuple of two ints", p.dilation);
+  ops::pooling_pair(padding, "max_pool2d: padding must be either be a single int, or a tuple of two ints", p.padding);
+  ops::pooling_pair(dilation, "max_pool2d: dilation must be either a single int, or a tuple of two ints", p.dilation);
   CTORCH_CHECK(input.defined() && (input.dim() == 3 || input.dim() == 4) && input.numel() > 0,
                "non-empty 3D or 4D (batch mode) tensor expected for input");
   CTORCH_CHECK(p.stride[0] != 0 && p.stride[1] != 0, "stride should not be zero");
@@ -137,6 +132,12 @@ std::tuple<Tensor, Tensor> max_pool2d_checked(const Tensor& input, IntArrayRef k
 }  // namespace
 
 namespace ops {
+
+void pooling_pair(IntArrayRef v, const char* what, int64_t out[2]) {
+  CTORCH_CHECK(v.size() == 1 || v.size() == 2, what);
+  out[0] = v[0];
+  out[1] = v.size() == 2 ? v[1] : v[0];
+}
 
 int64_t pooling_output_size(int64_t in, int64_t k, int64_t pad, int64_t stride, int64_t dilation, bool ceil_mode) {
   const int64_t span = in + 2 * pad - dilation * (k - 1) - 1 + (ceil_mode ? stride - 1 : 0);

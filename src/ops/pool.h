@@ -11,6 +11,10 @@ namespace ctorch::inline api::ops {
 /// With grad mode on (create_graph) it is a scatter_add, differentiable.
 Tensor max_pool2d_backward(const Tensor& grad, IntArrayRef input_sizes, const Tensor& indices);
 
+/// A pooling argument given as one int for both dims or one per dim, into `out`; otherwise throws
+/// `what` (PyTorch's text, which names the op and the argument).
+void pooling_pair(IntArrayRef v, const char* what, int64_t out[2]);
+
 /// PyTorch's pooling_output_shape: floor or ceil, and a last window must start inside the input or its left padding.
 int64_t pooling_output_size(int64_t in, int64_t k, int64_t pad, int64_t stride, int64_t dilation, bool ceil_mode);
 
