@@ -4,7 +4,9 @@
 # TorchScript's <torch/script.h> and <torch/extension.h> stop the build with a message saying why.
 set(CTORCH_TORCH_HEADERS
   torch/torch.h torch/all.h torch/nn.h torch/optim.h torch/data.h torch/serialize.h torch/cuda.h torch/types.h
-  torch/utils.h torch/csrc/api/include/torch/torch.h
+  torch/utils.h torch/csrc/api/include/torch/torch.h torch/expanding_array.h torch/nn/module.h torch/nn/pimpl.h
+  torch/nn/modules/linear.h torch/nn/modules/conv.h torch/nn/options/activation.h torch/nn/functional/activation.h
+  torch/nn/parallel/data_parallel.h torch/optim/sgd.h
   ATen/ATen.h ATen/Functions.h ATen/Tensor.h ATen/Context.h ATen/cuda/CUDAContext.h ATen/cuda/CUDAEvent.h
   ATen/cuda/CUDAGraph.h ATen/cuda/CUDAGeneratorImpl.h
   c10/core/Device.h c10/core/DeviceType.h c10/core/ScalarType.h c10/core/TensorOptions.h c10/cuda/CUDAGuard.h

@@ -11,6 +11,7 @@
 # Cache: ${XDG_CACHE_HOME:-$HOME/.cache}/ctorch/upstream holds the source tarball (fetched once
 #   with apt-get source through a private apt directory; the system's apt setup is not touched),
 #   the extracted test files and the scratch build.
+# Scratch build: $CTORCH_UPSTREAM_WORK (default <cache>/work; give concurrent runs their own).
 # Reports: $CTORCH_UPSTREAM_OUT (default <cache>/report): summary.txt, compile-errors.txt (the
 #   tally of compiler errors), results.json, passing.txt, per-file gtest JSON and output.
 # Exit: 0 when the run completed (the counts are a measurement); 1 when a test listed in
@@ -104,7 +105,13 @@ fi
 # Only the test files measured are extracted; PyTorch's support.h is replaced by tests/upstream/support.h.
 src=$cache/pytorch-$version-test-cpp-api
 members=()
-for f in "${files[@]}"; do [[ -f "$src/$f.cpp" ]] || members+=("pytorch-$version/test/cpp/api/$f.cpp"); done
+for f in "${files[@]}"; do
+  [[ -f "$src/$f.cpp" ]] || members+=("pytorch-$version/test/cpp/api/$f.cpp")
+  # optim.cpp and init.cpp include their expected values as <test/cpp/api/<name>_baseline.h>
+  if [[ $f == optim || $f == init ]] && [[ ! -f "$src/$f""_baseline.h" ]]; then
+    members+=("pytorch-$version/test/cpp/api/$f""_baseline.h")
+  fi
+done
 if [[ ${#members[@]} -gt 0 ]]; then
   mkdir -p "$src"
   tar -xJf "$cache/$orig" -C "$src" --strip-components=4 "${members[@]}" \
@@ -130,6 +137,6 @@ fi
 
 rc=0
 python3 "$repo/tests/upstream/run_upstream.py" --upstream-dir "$src" --prefix "$prefix" \
-  --work "$cache/work" --out "$out" --files "$(IFS=,; echo "${files[*]}")" || rc=$?
+  --work "${CTORCH_UPSTREAM_WORK:-$cache/work}" --out "$out" --files "$(IFS=,; echo "${files[*]}")" || rc=$?
 echo "upstream-tests: reports in $out; the whole script took $(( $(date +%s) - start )) s"
 exit "$rc"

@@ -651,6 +651,32 @@ def report(files: list[FileState], tally, tally_tests, outdir: Path, expected: d
 # ---------------------------------------------------------------------------------------------
 
 
+def torch_dir(prefix: Path) -> Path:
+    """The installed ctorch's TorchConfig.cmake directory (lib/cmake/Torch or lib/<arch>/cmake/Torch)."""
+    found = sorted(prefix.glob("lib*/**/cmake/Torch/TorchConfig.cmake"))
+    return found[0].parent if found else prefix / "lib/cmake/Torch"
+
+
+def write_shadow(shadow: Path, prefix: Path) -> Path:
+    """Stubs that stop the build for every libtorch header an installed libtorch-dev has under
+    /usr/include and neither ctorch (its compat directory) nor tests/upstream/include provides:
+    without them such an #include would reach the real libtorch's header, so a count would
+    depend on whether libtorch-dev is installed. With the stubs it is "does not compile" both ways."""
+    provided = set()
+    for root in [HERE / "include", *prefix.glob("include/ctorch/compat")]:
+        provided |= {str(f.relative_to(root)) for f in root.rglob("*") if f.is_file()}
+    shadow.mkdir(parents=True, exist_ok=True)
+    system = Path("/usr/include")
+    for top in ("ATen", "c10", "caffe2", "torch"):
+        for f in (system / top).rglob("*") if (system / top).is_dir() else []:
+            rel = str(f.relative_to(system))
+            if f.is_file() and rel not in provided:
+                stub = shadow / rel
+                stub.parent.mkdir(parents=True, exist_ok=True)
+                stub.write_text(f'#error "<{rel}> is libtorch\'s; ctorch does not provide it"\n')
+    return shadow
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--upstream-dir", required=True, type=Path, help="PyTorch's test/cpp/api directory")
@@ -697,10 +723,17 @@ def main() -> int:
     for fs in files:
         (srcdir / f"{fs.name}.cpp").write_text(fs.patched())
 
+    baseline = args.work / "baseline"
+    (baseline / "test/cpp/api").mkdir(parents=True)
+    for h in args.upstream_dir.glob("*_baseline.h"):
+        shutil.copy(h, baseline / "test/cpp/api" / h.name)
+    shadow = write_shadow(args.work / "shadow", args.prefix)
+
     env = dict(os.environ, LC_ALL="C")
     launcher = str(HERE / "log-diagnostics.sh")
     cfg = ["cmake", "-S", str(HERE), "-B", str(build), "-G", "Unix Makefiles",
            f"-DCMAKE_PREFIX_PATH={args.prefix}", f"-DUPSTREAM_SOURCE_DIR={srcdir}", f"-DUPSTREAM_FILES={';'.join(names)}",
+           f"-DTorch_DIR={torch_dir(args.prefix)}", f"-DUPSTREAM_BASELINE_DIR={baseline}", f"-DUPSTREAM_SHADOW_DIR={shadow}",
            f"-DCMAKE_CXX_COMPILER_LAUNCHER={launcher}", f"-DCMAKE_CXX_LINKER_LAUNCHER={launcher}"]
     build.mkdir()
     if run(cfg, log=build / "configure.log", env=env) != 0:

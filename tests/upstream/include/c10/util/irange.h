@@ -1,3 +1,0 @@
-// Forwards PyTorch's <c10/util/irange.h> to ctorch's libtorch-compatibility header (tests/upstream only).
-#pragma once
-#include <ctorch/torch.h>
