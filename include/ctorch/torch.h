@@ -11,7 +11,9 @@
 
 #include "ctorch/ctorch.h"
 #include "ctorch/libtorch/context.h"
+#include "ctorch/libtorch/arg.h"
 #include "ctorch/libtorch/core.h"
+#include "ctorch/libtorch/enum.h"
 #include "ctorch/libtorch/cuda.h"
 #include "ctorch/libtorch/data.h"
 #include "ctorch/libtorch/nn.h"

@@ -283,3 +283,31 @@ TEST(LibtorchFrontend, DcganLayersTrainOneStep) {
   EXPECT_THROW(torch::nn::BatchNorm2d(torch::nn::BatchNorm2dOptions(3).momentum(std::nullopt)),
                ctorch::NotImplementedError);
 }
+
+namespace {
+/// An options struct written as libtorch's are: a reduction variant with a default, built from one enum.
+struct ReductionOptions {
+  using reduction_t = c10::variant<torch::enumtype::kNone, torch::enumtype::kMean, torch::enumtype::kSum>;
+  TORCH_OPTIONS_CTOR_VARIANT_ARG3(ReductionOptions, reduction, kNone, kMean, kSum)
+  TORCH_ARG(reduction_t, reduction) = torch::kMean;
+};
+int64_t reduction_of(ReductionOptions options = {}) { return torch::enumtype::reduction_get_enum(options.reduction()); }
+
+TEST(LibtorchFrontend, EnumOptionsConvertAsLibtorchs) {
+  EXPECT_EQ(reduction_of(), at::Reduction::Mean);
+  EXPECT_EQ(reduction_of(torch::kSum), torch::Reduction::Sum);
+  ReductionOptions options;
+  EXPECT_EQ(torch::enumtype::get_enum_name(options.reduction(torch::kNone).reduction()), "kNone");
+  EXPECT_EQ(torch::enumtype::enum_name_native(options.reduction()), "none");
+  c10::variant<torch::enumtype::kNearest, torch::enumtype::kNearestExact, torch::enumtype::kBatchMean> mode =
+      torch::kNearestExact;
+  EXPECT_EQ(torch::enumtype::enum_name_native(mode), "nearest-exact");
+  mode = torch::kBatchMean;
+  EXPECT_THROW(torch::enumtype::reduction_get_enum(mode), c10::Error);
+  try {
+    torch::enumtype::reduction_get_enum(mode);
+  } catch (const c10::Error& e) {
+    EXPECT_NE(std::string(e.what()).find("kBatchMean is not a valid value for reduction"), std::string::npos);
+  }
+}
+}  // namespace
