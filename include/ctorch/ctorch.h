@@ -30,6 +30,7 @@
 #include "ctorch/device.h"
 #include "ctorch/distributed.h"
 #include "ctorch/distributed_store.h"
+#include "ctorch/dropout.h"
 #include "ctorch/dtype.h"
 #include "ctorch/emulation.h"
 #include "ctorch/error.h"

@@ -7,6 +7,7 @@
 #include <cmath>
 
 #include "autograd/functional.h"
+#include "ctorch/dropout.h"
 #include "ctorch/factories.h"
 #include "ctorch/ops.h"
 #include "ops/conv.h"
@@ -441,6 +442,10 @@ const Derivative kTable[] = {
      [](C c, G g) -> variable_list { return {ops::avg_pool2d_backward(g, c.sizes(0), c.args().avg_pool)}; }},
     {on(GradFn::AdaptiveAvgPool2d), "adaptive_avg_pool2d", "AdaptiveAvgPool2DBackward0", {},
      [](C c, G g) -> variable_list { return {ops::avg_pool2d_backward(g, c.sizes(0), c.args().avg_pool)}; }},
+
+    // Dropout (random/dropout.cpp, Note [Fused dropout]): the gradient where the mask kept, scaled.
+    {on(GradFn::NativeDropout), "native_dropout", "NativeDropoutBackward0", {},
+     [](C c, G g) -> variable_list { return {native_dropout_backward(g, c.args().indices, c.args().p)}; }},
 
     // Views of input 0 (the output shares its storage).
     {on(GradFn::View), "view", "ViewBackward0", {},

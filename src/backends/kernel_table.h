@@ -39,6 +39,7 @@
 #include "kernels/functors.h"
 #include "kernels/gemm_math.h"
 #include "kernels/index_plan.h"
+#include "kernels/dropout_functors.h"
 #include "kernels/random_functors.h"
 #include "kernels/reduce_functors.h"
 #include "ops/kernel_table.h"
@@ -364,6 +365,13 @@ struct KernelTableOf {
       return;
     }
     const kernels::RandomLaunch launch = kernels::distribution_launch(plan.numel, sm_count, max_threads_per_sm);
+    if (op == kernels::RandomOp::FusedDropout) {
+      kernels::dispatch_floating(dtype, "fused_dropout", [&](auto tag) {
+        using T = typename decltype(tag)::type;
+        L::template fused_dropout<T>(launch, plan, data, philox, args, s);
+      });
+      return;
+    }
     kernels::visit_sampler(op, dtype, args, [&](const auto& sampler) {
       L::distribution(launch, plan, data, philox, sampler, s);
     });

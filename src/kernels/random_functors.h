@@ -385,6 +385,7 @@ void visit_sampler(RandomOp op, ScalarType dtype, const RandomArgs& args, F&& f)
       case RandomOp::BernoulliScalar:
         return f(BernoulliScalarSampler<T>{static_cast<A>(args.a)});
       case RandomOp::BernoulliTensor:
+      case RandomOp::FusedDropout:
         break;
     }
     CTORCH_INTERNAL_ASSERT(false, "[random] no sampler for op ", static_cast<int>(op), " and dtype ", dtype);

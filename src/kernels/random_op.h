@@ -16,6 +16,8 @@ enum class RandomOp : int8_t {
   RandomFull64,     // random_(INT64_MIN, None): every int64
   BernoulliScalar,  // bernoulli_(a): 1 where a uniform draw < p
   BernoulliTensor,  // bernoulli(p): data[1] holds p (float, or double for a double output)
+  FusedDropout,     // native_dropout: data[0] output, data[1] mask (bool), data[2] input, all in one memory
+                    // order; a = keep probability, base = vector width (Note [Fused dropout])
 };
 
 /// Arguments of a random op; which fields matter depends on the op (see RandomOp).

@@ -1,6 +1,7 @@
 // torch.nn.functional's layers and losses, composed from differentiable ops.
 #include <sstream>
 
+#include "ctorch/dropout.h"
 #include "ctorch/factories.h"
 #include "ctorch/grad_mode.h"
 #include "ctorch/nn_functional.h"
@@ -70,8 +71,9 @@ Tensor dropout(const Tensor& input, double p, bool training) {
   CTORCH_CHECK_VALUE(p >= 0 && p <= 1, "dropout probability has to be between 0 and 1, but got ", p);
   if (!training || p == 0) return input;
   if (p == 1) return input * 0;
-  const Tensor keep = empty_like(input).bernoulli_(1 - p);
-  return input * keep / (1 - p);
+  // PyTorch's CPU dropout (bernoulli_ noise, then a multiply) and CUDA fused kernel as one op
+  if (is_floating_point(input.dtype()) && input.numel() > 0) return std::get<0>(native_dropout(input, p, true));
+  return input * empty_like(input).bernoulli_(1 - p).div_(1 - p);  // PyTorch's error for other dtypes
 }
 
 Tensor feature_dropout(const Tensor& input, double p, bool training) {

@@ -80,6 +80,7 @@ enum class GradFn : uint8_t {
   AvgPool2d,   ///< input [N, C, H, W] or [C, H, W]; args.avg_pool
   AdaptiveAvgPool2d,  ///< as AvgPool2d (args.avg_pool.adaptive)
   BatchNorm,   ///< inputs input [N, C, *], weight, bias (may be undefined); args.stats, args.p (eps), args.keepdim (batch stats)
+  NativeDropout,  ///< args.indices (the bool mask), args.p (the scale)
 };
 
 /// The geometry of an average pooling (AvgPool2d, AdaptiveAvgPool2d) and the divisor of each output position.
@@ -107,7 +108,7 @@ struct GradArgs {
   int64_t correction = 1;
   double p = 2;
   bool keepdim = false;
-  Tensor indices;  ///< MaxDim / MinDim: the positions of the values; the index of index_select, gather, ...
+  Tensor indices;  ///< MaxDim / MinDim: the positions of the values; the index of index_select, gather, ...; NativeDropout's mask
   std::vector<std::optional<Tensor>> index_list;  ///< Index / IndexPut: the index tensors (nullopt: a full slice)
   bool accumulate = false;                         ///< IndexPut
   ConvParams conv;                                 ///< Conv2d, ConvTranspose2d

@@ -70,6 +70,7 @@ const char* random_op_name(RandomOp op) {
     case RandomOp::RandomFull64: return "random_";
     case RandomOp::BernoulliScalar: return "bernoulli_";
     case RandomOp::BernoulliTensor: return "bernoulli";
+    case RandomOp::FusedDropout: return "native_dropout";
   }
   return "random";
 }

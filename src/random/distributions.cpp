@@ -514,6 +514,25 @@ void bernoulli_scalar_fill(CPUGeneratorImpl& gen, ScalarType dtype, void* out, i
   });
 }
 
+void dropout_fill(CPUGeneratorImpl& gen, ScalarType dtype, const void* in, void* out, bool* mask, int64_t n,
+                  double keep) {
+  check_bernoulli_scalar_args(dtype, keep);
+  std::lock_guard<std::mutex> lock(gen.mutex());
+  kernels::dispatch_floating(dtype, "native_dropout", [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    using A = std::conditional_t<std::is_same_v<T, double>, double, float>;
+    // noise = T(1) / T(keep), as div_ computes it in the dtype (Half/BFloat16 through float)
+    const T noise = static_cast<T>(static_cast<A>(T(1)) / static_cast<A>(static_cast<T>(keep)));
+    const T* x = static_cast<const T*>(in);
+    T* o = static_cast<T*>(out);
+    for (int64_t i = 0; i < n; ++i) {
+      const bool kept = uniform_double01(gen) < keep;
+      mask[i] = kept;
+      o[i] = static_cast<T>(static_cast<A>(x[i]) * static_cast<A>(kept ? noise : T(0)));
+    }
+  });
+}
+
 void bernoulli_tensor_fill(CPUGeneratorImpl& gen, ScalarType dtype, void* out, int64_t n,
                            ScalarType p_dtype, const void* p) {
   check_bernoulli_tensor_args(dtype, p_dtype, p, n);

@@ -63,6 +63,11 @@ void random_from_to_fill(CPUGeneratorImpl& gen, ScalarType dtype, void* out, int
 /// bernoulli_(p): 1 where a 53-bit double uniform is below p.
 void bernoulli_scalar_fill(CPUGeneratorImpl& gen, ScalarType dtype, void* out, int64_t n, double p);
 
+/// Dropout over `n` floating values in element order with bernoulli_(keep)'s draws: mask[i] = draw,
+/// out[i] = in[i] * (1 / keep in the dtype) where kept, else 0 (PyTorch's CPU dropout:
+/// empty_like(in).bernoulli_(keep).div_(keep), then in * noise).
+void dropout_fill(CPUGeneratorImpl& gen, ScalarType dtype, const void* in, void* out, bool* mask, int64_t n,
+                  double keep);
 /// bernoulli(p): element i is 1 where a uniform is below p[i]; float/bfloat16 p use 24-bit float
 /// uniforms, double p 53-bit double uniforms. `p` holds n values of p_dtype in element order.
 void bernoulli_tensor_fill(CPUGeneratorImpl& gen, ScalarType dtype, void* out, int64_t n,

@@ -349,3 +349,71 @@ TEST_P(Consistency, HalfScaledAddRoundsAsTheDeviceDoes) {
   EXPECT_EQ(x.add(y, 3).item<double>(), 3.00390625);
   EXPECT_EQ(x.to(device()).add(y.to(device()), 3).item<double>(), 3.001953125);
 }
+
+namespace {
+
+// The gradients of sum(op(inputs) * weights) with respect to every input, concatenated flat.
+Tensor grads_of(const std::vector<Tensor>& inputs, const std::function<Tensor(const std::vector<Tensor>&)>& op) {
+  std::vector<Tensor> leaves;
+  for (const Tensor& t : inputs) leaves.push_back(t.detach().requires_grad_());
+  const Tensor out = op(leaves);
+  const Tensor weights = arange(0, out.numel(), TensorOptions().dtype(out.dtype())).to(out.device()).view(out.sizes());
+  const autograd::variable_list g =
+      autograd::grad({(out * weights.sin()).sum()}, leaves, {}, std::nullopt, false, /*allow_unused=*/true);
+  std::vector<Tensor> flat;
+  for (const Tensor& t : g) {
+    if (t.defined()) flat.push_back(t.reshape({-1}));
+  }
+  return cat(flat);
+}
+
+}  // namespace
+
+// The training kernels (issue 26: convolution, pooling, batch norm, dropout), forward and backward,
+// on the device against the cpu (oneDNN or the cpu kernels there; im2col + GEMM and the grid walk here).
+TEST_P(Consistency, TrainingKernelsForwardAndBackward) {
+  manual_seed(0);
+  const Tensor x = randn({2, 3, 9, 8});
+  const Tensor w = randn({4, 3, 3, 3}), b = randn({4});
+  const Tensor wt = randn({3, 2, 3, 3});
+  using Ops = std::function<Tensor(const std::vector<Tensor>&)>;
+  const std::vector<std::pair<std::string, Ops>> cases = {
+      {"conv2d", [](const std::vector<Tensor>& t) { return conv2d(t[0], t[1], t[2], {2, 1}, {1, 0}); }},
+      {"conv2d_groups_dilation", [](const std::vector<Tensor>& t) {
+         return conv2d(t[0], t[1].narrow(1, 0, 1).narrow(0, 0, 3), Tensor(), {1}, {2}, {2}, 3);
+       }},
+      {"conv_transpose2d", [&](const std::vector<Tensor>& t) {
+         return conv_transpose2d(t[0], t[3], Tensor(), {2}, {1}, {1});
+       }},
+      {"max_pool2d", [](const std::vector<Tensor>& t) { return max_pool2d(t[0], {3, 2}, {2, 1}, {1, 0}, {1}, true); }},
+      {"avg_pool2d", [](const std::vector<Tensor>& t) { return avg_pool2d(t[0], {3}, {2}, {1}, true, false); }},
+      {"adaptive_avg_pool2d", [](const std::vector<Tensor>& t) { return adaptive_avg_pool2d(t[0], {4, 3}); }},
+      {"batch_norm_train", [](const std::vector<Tensor>& t) {
+         return batch_norm(t[0], t[2].narrow(0, 0, 3), t[2].narrow(0, 1, 3), Tensor(), Tensor(), true, 0.1, 1e-5);
+       }},
+  };
+  const std::vector<Tensor> inputs = {x, w, b, wt};
+  for (const auto& [name, op] : cases) {
+    check(name, inputs, op);
+    check(name + " backward", inputs, [&op](const std::vector<Tensor>& t) {
+      return grads_of({t[0], t[1], t[2], t[3]}, [&op](const std::vector<Tensor>& l) { return op(l); });
+    });
+  }
+  // max_pool2d's indices, and batch norm's running statistics in training and their use in eval
+  check("max_pool2d indices", {x}, [](const std::vector<Tensor>& t) {
+    return std::get<1>(max_pool2d_with_indices(t[0], {2}, {2}, {1}, {1}, true));
+  });
+  check("batch_norm running stats", {x}, [](const std::vector<Tensor>& t) {
+    const Tensor mean = zeros({3}, TensorOptions().device(t[0].device()));
+    const Tensor var = ones({3}, TensorOptions().device(t[0].device()));
+    (void)batch_norm(t[0], Tensor(), Tensor(), mean, var, true, 0.3, 1e-5);
+    return cat({mean, var, batch_norm(t[0], Tensor(), Tensor(), mean, var, false, 0.3, 1e-5).reshape({-1})});
+  });
+  // dropout draws per device (cpu and CUDA generators differ, as PyTorch's): given the device's mask,
+  // the output and the gradient are the cpu's
+  const auto [out, mask] = native_dropout(x.to(device()), 0.3, true);
+  compare(x * mask.cpu() * (1.0f / 0.7f), out.cpu(), "native_dropout output");
+  const Tensor g = randn({2, 3, 9, 8});
+  compare(native_dropout_backward(g, mask.cpu(), 1 / 0.7), native_dropout_backward(g.to(device()), mask, 1 / 0.7).cpu(),
+          "native_dropout_backward");
+}

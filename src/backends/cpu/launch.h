@@ -184,6 +184,26 @@ struct CpuLauncher {
                  "failed)");
   }
 
+  /// The fused dropout kernel's threads (Note [Fused dropout]): data[0] output, data[1] mask, data[2] input.
+  template <class T>
+  static void fused_dropout(const kernels::RandomLaunch& launch, const kernels::ElementwisePlan& plan,
+                            char* const* data, const kernels::PhiloxArgs& philox, const kernels::RandomArgs& args,
+                            Stream) {
+    uint64_t seed = 0, offset = 0;
+    philox.unpack(&seed, &offset);
+    const int64_t n = plan.numel;
+    const auto keep = static_cast<kernels::random_acc_t<T>>(args.a);
+    const int vec = static_cast<int>(args.base);
+    T* out = reinterpret_cast<T*>(data[0]);
+    bool* mask = reinterpret_cast<bool*>(data[1]);
+    const T* in = reinterpret_cast<const T*>(data[2]);
+    parallel_for(0, launch.threads, thread_grain(n, launch.threads), [&](int64_t b, int64_t e) {
+      for (int64_t t = b; t < e; ++t) {
+        kernels::fused_dropout_thread<T>(t, n, launch.threads, vec, seed, offset, keep, in, out, mask);
+      }
+    });
+  }
+
   /// f(indexed, dense) per element of an IndexPlan: in plan order on the calling thread when
   /// `sequential` (accumulating scatters: deterministic), else chunked over the pool.
   template <class F>

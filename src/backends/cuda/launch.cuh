@@ -109,6 +109,11 @@ struct CudaLauncher {
   template <class T, class P>
   static void bernoulli_tensor(const kernels::ElementwisePlan& plan, char* const* data,
                                const kernels::PhiloxArgs& philox, Stream s);
+  /// random.cu: the fused dropout kernel (Note [Fused dropout]).
+  template <class T>
+  static void fused_dropout(const kernels::RandomLaunch& launch, const kernels::ElementwisePlan& plan,
+                            char* const* data, const kernels::PhiloxArgs& philox, const kernels::RandomArgs& args,
+                            Stream s);
 };
 
 /// The shared table's slots for CUDA.

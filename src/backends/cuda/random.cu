@@ -9,6 +9,7 @@
 #include <cassert>
 
 #include "backends/cuda/launch.cuh"
+#include "kernels/dropout_functors.h"
 #include "kernels/random_functors.h"
 
 namespace ctorch::inline api::backends::cuda {
@@ -39,7 +40,28 @@ __global__ void bernoulli_tensor_kernel(int64_t numel, kernels::PhiloxArgs philo
   }
 }
 
+// fused_dropout_kernel / fused_dropout_kernel_vec: thread t runs its whole loop.
+template <class T>
+__global__ void fused_dropout_kernel(int64_t numel, int64_t threads, int vec, kernels::PhiloxArgs philox,
+                                     kernels::random_acc_t<T> keep, const T* in, T* out, bool* mask) {
+  const int64_t t = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  uint64_t seed = 0, offset = 0;
+  philox.unpack(&seed, &offset);
+  kernels::fused_dropout_thread<T>(t, numel, threads, vec, seed, offset, keep, in, out, mask);
+}
+
 }  // namespace
+
+template <class T>
+void CudaLauncher::fused_dropout(const kernels::RandomLaunch& l, const kernels::ElementwisePlan& plan,
+                                 char* const* data, const kernels::PhiloxArgs& philox, const kernels::RandomArgs& args,
+                                 Stream s) {
+  ScopedDevice guard(s.device().index());
+  fused_dropout_kernel<T><<<static_cast<unsigned int>(l.grid), static_cast<unsigned int>(l.block), 0, native_stream(s)>>>(
+      plan.numel, l.threads, static_cast<int>(args.base), philox, static_cast<kernels::random_acc_t<T>>(args.a),
+      reinterpret_cast<const T*>(data[2]), reinterpret_cast<T*>(data[0]), reinterpret_cast<bool*>(data[1]));
+  CTORCH_CUDA_CHECK(cudaGetLastError());
+}
 
 template <class Sampler>
 void CudaLauncher::distribution(const kernels::RandomLaunch& l, const kernels::ElementwisePlan& plan,

@@ -188,6 +188,21 @@ struct EmulatedLauncher {
         "random");
   }
 
+  template <class T>
+  static void fused_dropout(const kernels::RandomLaunch& launch, const kernels::ElementwisePlan& plan,
+                            char* const* data, const kernels::PhiloxArgs& philox, const kernels::RandomArgs& rargs,
+                            Stream s) {
+    const HostOperands host = translate_operands(plan, data, s);
+    const kernels::PhiloxArgs args = translate_philox(philox, s);
+    instance().enqueue(
+        s,
+        [launch, plan, host, args, rargs] {
+          char* d[kernels::kMaxOperands] = {host.ptr[0], host.ptr[1], host.ptr[2], host.ptr[3]};
+          cpu::CpuLauncher::fused_dropout<T>(launch, plan, d, args, rargs, host_stream());
+        },
+        "native_dropout");
+  }
+
   /// A jiterator kernel: the host build of the code string (cpu/jit.h), as on cpu devices.
   static const ops::JitKernel* jit_compile(const ops::JitSpec& spec, Device) { return cpu::host_jit_compile(spec); }
 
