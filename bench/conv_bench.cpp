@@ -1,7 +1,7 @@
 // Convolutional workloads, ctorch vs libtorch in one run, each library at its default thread
 // settings (as a user runs it): conv2d forward at MNIST shapes (3x3 and 5x5 kernels, the first
 // and second layers), conv2d forward + backward, one SGD step of a small conv net (two 3x3
-// convolutions with ReLU, a linear layer, cross entropy, batch 64 of 1x28x28), max_pool2d forward
+// convolutions with ReLU, a linear layer, cross entropy, batch 64 of 1x28x28), dropout and max_pool2d forward
 // + backward, avg_pool2d 2x2 with adaptive_avg_pool2d to 3x3 forward + backward, BatchNorm2d
 // forward + backward in training, and one SGD step of PyTorch's MNIST example's Net (without its
 // dropouts). With CTORCH_EMULATED_CUDA=1 the conv net step also runs on an emulated GPU (ctorch
@@ -88,6 +88,17 @@ void ct_max_pool_forward_backward(benchmark::State& s) {
   const Tensor x = rand({64, 32, 26, 26}).requires_grad_();
   for (auto _ : s) {
     max_pool2d(x, {2}).sum().backward();
+    x.mutable_grad() = Tensor();
+  }
+}
+
+// Dropout (p = 0.5, training) forward + backward at the max-pool case's size.
+void ct_dropout_forward_backward(benchmark::State& s) {
+  using namespace ctorch;
+  manual_seed(0);
+  const Tensor x = rand({64, 32, 26, 26}).requires_grad_();
+  for (auto _ : s) {
+    nn::functional::dropout(x, 0.5, true).sum().backward();
     x.mutable_grad() = Tensor();
   }
 }
@@ -190,6 +201,15 @@ void lt_max_pool_forward_backward(benchmark::State& s) {
   }
 }
 
+void lt_dropout_forward_backward(benchmark::State& s) {
+  torch::manual_seed(0);
+  const torch::Tensor x = torch::rand({64, 32, 26, 26}).requires_grad_();
+  for (auto _ : s) {
+    torch::dropout(x, 0.5, true).sum().backward();
+    x.mutable_grad().reset();
+  }
+}
+
 void lt_avg_pool_forward_backward(benchmark::State& s) {
   torch::manual_seed(0);
   const torch::Tensor x = torch::rand({64, 32, 26, 26}).requires_grad_();
@@ -261,6 +281,7 @@ int main(int argc, char** argv) {
   add("convnet_sgd_step", ct_convnet_step, CTORCH_LT_(lt_convnet_step));
   add("max_pool2d_fwd_bwd_32x26", ct_max_pool_forward_backward, CTORCH_LT_(lt_max_pool_forward_backward));
   add("avg_pool2d_fwd_bwd_32x26", ct_avg_pool_forward_backward, CTORCH_LT_(lt_avg_pool_forward_backward));
+  add("dropout_fwd_bwd_32x26", ct_dropout_forward_backward, CTORCH_LT_(lt_dropout_forward_backward));
   add("batch_norm2d_fwd_bwd_64x14", ct_batch_norm_forward_backward, CTORCH_LT_(lt_batch_norm_forward_backward));
   add("mnist_net_sgd_step", ct_mnist_net_step, CTORCH_LT_(lt_mnist_net_step));
   if (ctorch::cuda::is_available()) {  // CTORCH_EMULATED_CUDA=1: the same step on an emulated GPU

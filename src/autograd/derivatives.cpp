@@ -434,6 +434,17 @@ const Derivative kTable[] = {
        return {gi, gw, gb};
      }},
 
+    // Layer normalization (ops/layer_norm.cpp, Note [Layer normalization]): inputs input, weight, bias.
+    {on(GradFn::LayerNorm), "layer_norm", "NativeLayerNormBackward0",
+     {{static_cast<uint8_t>(grad_of(0) | grad_of(1)), grad_of(0)}},
+     [](C c, G g) -> variable_list {
+       const ops::GradArgs& a = c.args();
+       auto [gi, gw, gb] = ops::layer_norm_backward(g, c.self(), c.needs(0) && a.has_weight ? c.other() : Tensor(),
+                                                    a.stats[0], a.stats[1], a.p, a.dim,
+                                                    {c.needs(0), c.needs(1), c.needs(2)});
+       return {gi, gw, gb};
+     }},
+
     // Max pooling (ops/pool.cpp, Note [Max pooling]): the gradient goes where the maxima were.
     {on(GradFn::MaxPool2d), "max_pool2d", "MaxPool2DWithIndicesBackward0", {},
      [](C c, G g) -> variable_list { return {ops::max_pool2d_backward(g, c.sizes(0), c.args().indices)}; }},

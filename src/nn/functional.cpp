@@ -219,22 +219,7 @@ Tensor batch_norm(const Tensor& input, const Tensor& running_mean, const Tensor&
 
 Tensor layer_norm(const Tensor& input, IntArrayRef normalized_shape, const Tensor& weight, const Tensor& bias,
                   double eps) {
-  const auto n = static_cast<int64_t>(normalized_shape.size());
-  CTORCH_CHECK(input.dim() >= n, "Given normalized_shape=", normalized_shape, ", expected input with shape [*, ",
-               normalized_shape, "], but got input of size", input.sizes());
-  DimVector dims;
-  for (int64_t i = 0; i < n; ++i) {
-    CTORCH_CHECK(input.size(input.dim() - n + i) == normalized_shape[static_cast<size_t>(i)], "Given normalized_shape=",
-                 normalized_shape, ", expected input with shape [*, ", normalized_shape, "], but got input of size",
-                 input.sizes());
-    dims.push_back(input.dim() - n + i);
-  }
-  const Tensor mean = input.mean(IntArrayRef(dims), /*keepdim=*/true);
-  const Tensor var = input.var(IntArrayRef(dims), /*correction=*/0, /*keepdim=*/true);
-  Tensor out = (input - mean) * (var + eps).rsqrt();
-  if (weight.defined()) out = out * weight;
-  if (bias.defined()) out = out + bias;
-  return out;
+  return ctorch::layer_norm(input, normalized_shape, weight, bias, eps);
 }
 
 Tensor embedding(const Tensor& input, const Tensor& weight, std::optional<int64_t> padding_idx) {

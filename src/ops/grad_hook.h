@@ -81,6 +81,8 @@ enum class GradFn : uint8_t {
   AdaptiveAvgPool2d,  ///< as AvgPool2d (args.avg_pool.adaptive)
   BatchNorm,   ///< inputs input [N, C, *], weight, bias (may be undefined); args.stats, args.p (eps), args.keepdim (batch stats)
   NativeDropout,  ///< args.indices (the bool mask), args.p (the scale)
+  LayerNorm,   ///< inputs input [*, normalized], weight, bias (may be undefined); args.stats (row mean, biased
+               ///< variance), args.p (eps), args.dim (normalized dims)
 };
 
 /// The geometry of an average pooling (AvgPool2d, AdaptiveAvgPool2d) and the divisor of each output position.
@@ -112,8 +114,8 @@ struct GradArgs {
   std::vector<std::optional<Tensor>> index_list;  ///< Index / IndexPut: the index tensors (nullopt: a full slice)
   bool accumulate = false;                         ///< IndexPut
   ConvParams conv;                                 ///< Conv2d, ConvTranspose2d
-  Tensor stats[2];                                 ///< BatchNorm: the mean and (biased) variance used, [C]
-  bool has_weight = false;                         ///< BatchNorm: input 1 (the weight) is defined
+  Tensor stats[2];                                 ///< BatchNorm: the mean and (biased) variance used, [C]; LayerNorm's per row
+  bool has_weight = false;                         ///< BatchNorm, LayerNorm: input 1 (the weight) is defined
   AvgPoolArgs avg_pool;                            ///< AvgPool2d, AdaptiveAvgPool2d
 };
 

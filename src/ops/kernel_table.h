@@ -83,6 +83,25 @@ struct BatchNormKernelArgs {
   void* grad_bias = nullptr;          ///< Backward (null when the weight is)
 };
 
+/// One layer normalization of a contiguous [M, N] tensor over its rows, for a backend's own kernel.
+/// mean/var are [M]: written by the forward (variance biased), read by the backward.
+struct LayerNormKernelArgs {
+  bool backward = false;
+  ScalarType dtype = kFloat;
+  int64_t m = 0, n = 0;
+  double eps = 1e-5;
+  const void* input = nullptr;        ///< both passes
+  const void* weight = nullptr;       ///< [N] or null (then ones)
+  const void* bias = nullptr;         ///< [N] or null (then zeros); forward
+  void* mean = nullptr;               ///< [M]
+  void* var = nullptr;                ///< [M]
+  void* output = nullptr;             ///< forward
+  const void* grad_output = nullptr;  ///< backward
+  void* grad_input = nullptr;         ///< backward
+  void* grad_weight = nullptr;        ///< backward (null when the weight is)
+  void* grad_bias = nullptr;          ///< backward (null when the weight is)
+};
+
 /// One 2-d max pooling over `planes` contiguous H x W planes (N * C), for a backend's own kernel.
 struct MaxPoolKernelArgs {
   bool backward = false;
@@ -183,6 +202,9 @@ struct KernelTable {
   /// Optional: the backend's own batch normalization; returns false for a case it does not cover
   /// (null or false: reductions and elementwise ops, Note [Batch normalization]).
   bool (*batch_norm)(const BatchNormKernelArgs& args, Stream stream) = nullptr;
+  /// Optional: the backend's own layer normalization; returns false for a case it does not cover
+  /// (null or false: reductions and elementwise ops, Note [Layer normalization]).
+  bool (*layer_norm)(const LayerNormKernelArgs& args, Stream stream) = nullptr;
 };
 
 }  // namespace ctorch::api::ops

@@ -1,4 +1,5 @@
-// Batch normalization inside the op layer: the backward the gradient table calls (Note [Batch normalization]).
+// Batch and layer normalization inside the op layer: the backwards the gradient table calls (Note [Batch
+// normalization], Note [Layer normalization]).
 #pragma once
 
 #include <array>
@@ -15,5 +16,12 @@ namespace ctorch::inline api::ops {
 std::tuple<Tensor, Tensor, Tensor> batch_norm_backward(const Tensor& grad, const Tensor& input, const Tensor& weight,
                                                        const Tensor& mean, const Tensor& var, double eps,
                                                        bool use_batch_stats, std::array<bool, 3> wanted);
+
+/// Gradients of layer_norm with respect to input, weight and bias, those `wanted`. `mean`/`var` are the
+/// rows' statistics ([M], variance biased) over the last `normalized_ndim` dims; with grad mode on they
+/// are recomputed from `input` with differentiable ops (Note [Layer normalization]).
+std::tuple<Tensor, Tensor, Tensor> layer_norm_backward(const Tensor& grad, const Tensor& input, const Tensor& weight,
+                                                       const Tensor& mean, const Tensor& var, double eps,
+                                                       int64_t normalized_ndim, std::array<bool, 3> wanted);
 
 }  // namespace ctorch::api::ops

@@ -14,6 +14,7 @@
 #include "ctorch/dropout.h"
 #include "ctorch/cuda_sanitizer.h"
 #include "ctorch/cuda_stream.h"
+#include "ctorch/normalization.h"
 #include "ctorch/ops.h"
 #include "ctorch/random.h"
 #include "ctorch/factories.h"
@@ -237,6 +238,9 @@ std::vector<GradCase> make_cases() {
     return max_pool2d(x, {3, 2}, {2, 1}, {1, 1}, {1, 2}, /*ceil_mode=*/true);
   }));
   c.push_back(unary("max_pool2d_unbatched", in({2, 5, 5}), [](const Tensor& x) { return max_pool2d(x, {3}, {2}); }));
+  c.push_back(ternary("layer_norm", in({3, 2, 4}), in({2, 4}), in({2, 4}),
+                      [](const Tensor& x, const Tensor& w, const Tensor& b) { return layer_norm(x, {2, 4}, w, b); }));
+  c.push_back(unary("layer_norm_no_affine", in({4, 5}), [](const Tensor& x) { return layer_norm(x, {5}); }));
   c.push_back(unary("native_dropout", in({3, 5}), [](const Tensor& x) {
     manual_seed(21);  // the same mask at every evaluation
     return std::get<0>(native_dropout(x, 0.4, true));

@@ -1,7 +1,8 @@
-// batch_norm on every backend against the generic path in float64 on the cpu (Note [Batch
-// normalization]): on the cpu, float32 runs oneDNN's forward (training and inference) and backward;
-// on an emulated device the reductions and scale-and-shift walk the device's kernels. The running
-// statistics' update and PyTorch's checks are compared too.
+// batch_norm and layer_norm on every backend against the generic path in float64 on the cpu (Note
+// [Batch normalization], Note [Layer normalization]): on the cpu, float32 runs oneDNN's forward
+// (training and inference) and backward; on an emulated device the reductions and scale-and-shift
+// walk the device's kernels. The running statistics' update and PyTorch's checks are compared too;
+// layer_norm's float64 values against python3-torch 1.13.1's.
 #include <gtest/gtest.h>
 
 #include <string>
@@ -92,6 +93,83 @@ TEST_P(BatchNorm, ErrorsArePyTorchsAndChangeNothing) {
 }
 
 CTORCH_INSTANTIATE_DEVICE_TESTS(BatchNorm);
+
+class LayerNorm : public DeviceTest {};
+
+TEST_P(LayerNorm, Float32MatchesTheFloat64GenericPath) {
+  struct LnCase {
+    std::string name;
+    std::vector<int64_t> input, normalized;
+    bool weight, bias;
+  };
+  const std::vector<LnCase> cases = {
+      {"last_dim_affine", {4, 6, 10}, {10}, true, true},
+      {"two_dims_no_affine", {3, 5, 8}, {5, 8}, false, false},
+      {"weight_without_bias", {7, 12}, {12}, true, false},
+      {"bias_without_weight", {2, 3, 4}, {4}, false, true},
+  };
+  for (const LnCase& k : cases) {
+    SCOPED_TRACE(k.name);
+    manual_seed(9);
+    const TensorOptions f64 = TensorOptions().dtype(kDouble);
+    const Tensor x64 = randn(k.input, f64) * 2 + 0.5, w64 = randn(k.normalized, f64), b64 = randn(k.normalized, f64);
+    const Tensor seed64 = randn(k.input, f64);
+    auto run = [&](ScalarType dtype, Device device) {
+      const Tensor x = x64.to(device, dtype).detach().requires_grad_();
+      const Tensor w = k.weight ? w64.to(device, dtype).detach().requires_grad_() : Tensor();
+      const Tensor b = k.bias ? b64.to(device, dtype).detach().requires_grad_() : Tensor();
+      const Tensor out = layer_norm(x, k.normalized, w, b, 1e-5);
+      EXPECT_EQ(out.grad_fn()->name(), "NativeLayerNormBackward0");
+      (out * seed64.to(device, dtype)).sum().backward();
+      std::vector<Tensor> r{out.detach(), x.grad()};
+      if (w.defined()) r.push_back(w.grad());
+      if (b.defined()) r.push_back(b.grad());
+      return r;
+    };
+    const std::vector<Tensor> want = run(kDouble, Device(DeviceType::CPU));
+    const std::vector<Tensor> got = run(kFloat, device());
+    ASSERT_EQ(got.size(), want.size());
+    for (size_t i = 0; i < got.size(); ++i) {
+      SCOPED_TRACE("result " + std::to_string(i) + " (output, grad input, grad w, grad b)");
+      EXPECT_EQ(got[i].device(), device());
+      EXPECT_EQ(got[i].sizes(), want[i].sizes());
+      EXPECT_TRUE(got[i].cpu().to(kDouble).allclose(want[i], 1e-4, 1e-4));
+    }
+  }
+}
+
+TEST_P(LayerNorm, ValuesAndGradientsArePyTorchs) {
+  // python3-torch 1.13.1: x = arange(24.).view(2, 3, 4).sin(), w = linspace(0.5, 2, 12), b = linspace(-1, 1, 12)
+  // (float64, [3, 4]), F.layer_norm(x, [3, 4], w, b) backward of arange(24.).view(2, 3, 4).cos()
+  const TensorOptions f64 = on_device(kDouble);
+  const Tensor x = arange(0, 24, f64).view({2, 3, 4}).sin().detach().requires_grad_();
+  const Tensor w = linspace(0.5, 2, 12, f64).view({3, 4}).detach().requires_grad_();
+  const Tensor b = linspace(-1, 1, 12, f64).view({3, 4}).detach().requires_grad_();
+  const Tensor y = layer_norm(x, {3, 4}, w, b);
+  y.backward(arange(0, 24, f64).view({2, 3, 4}).cos());
+  auto first6 = [](const Tensor& t) { return t.detach().cpu().reshape({-1}).narrow(0, 0, 6); };
+  const auto near = [](const Tensor& got, std::vector<double> want) {
+    EXPECT_TRUE(got.allclose(tensor(want), 1e-9, 1e-9)) << got.repr();
+  };
+  near(first6(y), {-1.0242554835, -0.0909733569, 0.3208737369, -0.3170253944, -1.4435456643, -1.7526119221});
+  near(first6(x.grad()), {0.9148940243, 0.6031320968, -0.3461759236, -1.0822768238, -0.6788288758, 0.7849667071});
+  near(first6(w.grad()), {-0.7644424414, 1.1089079784, -0.3281328305, -0.8151947824, 1.1985240715, 0.0044390581});
+  near(first6(b.grad()), {1.8438539587, 1.4477490873, -0.2794096183, -1.7496804095, -1.6113031012, 0.0084988474});
+}
+
+TEST_P(LayerNorm, ErrorsArePyTorchs) {
+  const Tensor x = ones({2, 3, 4}, on_device());
+  EXPECT_EQ(error_of([&] { layer_norm(x, {4, 3}); }),
+            "Given normalized_shape=[4, 3], expected input with shape [*, 4, 3], but got input of size[2, 3, 4]");
+  EXPECT_EQ(error_of([&] { layer_norm(x, {3, 4}, ones({4}, on_device())); }),
+            "Expected weight to be of same shape as normalized_shape, but got weight of shape [4] and "
+            "normalized_shape = [3, 4]");
+  EXPECT_EQ(error_of([&] { layer_norm(x, {}); }),
+            "Expected normalized_shape to be at least 1-dimensional, i.e., containing at least one element, but got "
+            "normalized_shape = []");
+}
+
+CTORCH_INSTANTIATE_DEVICE_TESTS(LayerNorm);
 
 }  // namespace
 }  // namespace ctorch::testing

@@ -2,7 +2,8 @@
 // [N, C, L, 1] layout (no reorders): forward training (writes the batch's mean and biased variance),
 // forward inference (reads the running ones) and backward (diff of data, scale and shift). Scale and
 // shift are oneDNN's separate [C] arguments; without a weight the primitive runs without them.
-// Primitives are built once per geometry and cached.
+// Layer normalization the same way with the layer_normalization primitives over [M, N] rows (stats
+// [M]). Primitives are built once per geometry and cached.
 #include "backends/cpu/onednn_norm.h"
 
 #include <dnnl.hpp>
@@ -106,6 +107,81 @@ bool onednn_batch_norm(const ops::BatchNormKernelArgs& a, Stream) {
     if (a.weight != nullptr) {
       args.emplace(DNNL_ARG_DIFF_SCALE, channels(a, a.grad_weight));
       args.emplace(DNNL_ARG_DIFF_SHIFT, channels(a, a.grad_bias));
+    }
+  } else {
+    args.emplace(DNNL_ARG_DST, memory(md, engine(), a.output));
+  }
+  dnnl::stream stream(engine());
+  primitive->execute(stream, args);
+  stream.wait();
+  return true;
+}
+
+namespace {
+
+using LayerKey = std::tuple<bool, int64_t, int64_t, double, bool>;
+
+dnnl::primitive prepare_layer(const ops::LayerNormKernelArgs& a) {
+  const memory::desc md({a.m, a.n}, memory::data_type::f32, memory::format_tag::ab);
+  const memory::desc stats({a.m}, memory::data_type::f32, memory::format_tag::a);
+  auto flags = normalization_flags::none;
+  if (a.weight != nullptr) flags = flags | normalization_flags::use_scale | normalization_flags::use_shift;
+  const auto eps = static_cast<float>(a.eps);
+  const dnnl::layer_normalization_forward::primitive_desc fwd(
+      dnnl::layer_normalization_forward::desc(dnnl::prop_kind::forward_training, md, stats, eps, flags), engine());
+  if (!a.backward) return dnnl::layer_normalization_forward(fwd);
+  const auto kind = a.weight != nullptr ? dnnl::prop_kind::backward : dnnl::prop_kind::backward_data;
+  const dnnl::layer_normalization_backward::primitive_desc bwd(
+      dnnl::layer_normalization_backward::desc(kind, md, md, stats, eps, flags), engine(), fwd);
+  return dnnl::layer_normalization_backward(bwd);
+}
+
+memory row_memory(const ops::LayerNormKernelArgs& a, int64_t size, const void* p) {
+  return memory(memory::desc({size}, memory::data_type::f32, memory::format_tag::a), engine(), const_cast<void*>(p));
+}
+
+}  // namespace
+
+bool onednn_layer_norm(const ops::LayerNormKernelArgs& a, Stream) {
+  if (a.dtype != kFloat || a.m == 0 || a.n == 0) return false;
+  const OpenMpThreadsGuard threads;
+  static std::mutex mutex;
+  static std::map<LayerKey, std::shared_ptr<const dnnl::primitive>> cache;
+  const LayerKey key{a.backward, a.m, a.n, a.eps, a.weight != nullptr};
+  std::shared_ptr<const dnnl::primitive> primitive;
+  {
+    std::lock_guard<std::mutex> lock(mutex);
+    auto& slot = cache[key];
+    if (!slot) {
+      try {
+        slot = std::make_shared<const dnnl::primitive>(prepare_layer(a));
+      } catch (const dnnl::error&) {  // no oneDNN implementation: the op layer's generic path
+        cache.erase(key);
+        return false;
+      }
+    }
+    primitive = slot;
+  }
+  const memory::desc md({a.m, a.n}, memory::data_type::f32, memory::format_tag::ab);
+  std::unordered_map<int, memory> args{{DNNL_ARG_SRC, memory(md, engine(), const_cast<void*>(a.input))},
+                                       {DNNL_ARG_MEAN, row_memory(a, a.m, a.mean)},
+                                       {DNNL_ARG_VARIANCE, row_memory(a, a.m, a.var)}};
+  std::unique_ptr<float[]> zeros;  // a weight without a bias shifts by zero
+  const void* shift = a.bias;
+  if (a.weight != nullptr && shift == nullptr) {
+    zeros = std::make_unique<float[]>(static_cast<size_t>(a.n));
+    shift = zeros.get();
+  }
+  if (a.weight != nullptr) {
+    args.emplace(DNNL_ARG_SCALE, row_memory(a, a.n, a.weight));
+    args.emplace(DNNL_ARG_SHIFT, row_memory(a, a.n, shift));
+  }
+  if (a.backward) {
+    args.emplace(DNNL_ARG_DIFF_DST, memory(md, engine(), const_cast<void*>(a.grad_output)));
+    args.emplace(DNNL_ARG_DIFF_SRC, memory(md, engine(), a.grad_input));
+    if (a.weight != nullptr) {
+      args.emplace(DNNL_ARG_DIFF_SCALE, row_memory(a, a.n, a.grad_weight));
+      args.emplace(DNNL_ARG_DIFF_SHIFT, row_memory(a, a.n, a.grad_bias));
     }
   } else {
     args.emplace(DNNL_ARG_DST, memory(md, engine(), a.output));
