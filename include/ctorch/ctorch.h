@@ -50,6 +50,7 @@
 #include "ctorch/nn_layers.h"
 #include "ctorch/nn_loss.h"
 #include "ctorch/nn_module.h"
+#include "ctorch/nn_init.h"
 #include "ctorch/nn_module_dict.h"
 #include "ctorch/nn_parallel.h"
 #include "ctorch/nn_reducer.h"

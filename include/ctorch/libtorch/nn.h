@@ -21,7 +21,6 @@ namespace torch::nn {
 using ::ctorch::nn::Module;
 using ::ctorch::nn::NamedTensors;
 namespace functional = ::ctorch::nn::functional;
-namespace utils = ::ctorch::nn::utils;
 
 /// Owns a module through a shared pointer and forwards calls to it (libtorch's ModuleHolder).
 template <class Contained>
@@ -472,3 +471,5 @@ inline Tensor binary_cross_entropy(const Tensor& input, const Tensor& target) {
 }  // namespace torch
 
 #include "ctorch/libtorch/containers.h"  // after ModuleHolder
+#include "ctorch/libtorch/init.h"
+#include "ctorch/libtorch/nn_utils.h"
