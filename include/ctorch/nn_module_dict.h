@@ -1,6 +1,7 @@
 // nn::ModuleDict: child modules by name, in insertion order (torch.nn.ModuleDict).
 #pragma once
 
+#include <initializer_list>
 #include <memory>
 #include <string>
 #include <utility>
@@ -25,6 +26,9 @@ class ModuleDict : public Module {
   explicit ModuleDict(const std::vector<std::pair<std::string, std::shared_ptr<Module>>>& modules);
   /// The entries of an ordered dict, in order.
   explicit ModuleDict(const NamedModules& modules);
+  /// Braced (key, module) pairs: ModuleDict({{"fc", fc}, {"act", act}}).
+  ModuleDict(std::initializer_list<std::pair<std::string, std::shared_ptr<Module>>> modules)
+      : ModuleDict(std::vector<std::pair<std::string, std::shared_ptr<Module>>>(modules)) {}
 
   /// The module under `key` ("Key '<key>' is not defined" when absent).
   std::shared_ptr<Module> operator[](const std::string& key) const { return modules_[key]; }
@@ -38,6 +42,10 @@ class ModuleDict : public Module {
   void update(const std::vector<std::pair<std::string, std::shared_ptr<Module>>>& modules);
   /// Sets every entry of `modules`, in order.
   void update(const NamedModules& modules);
+  /// Sets braced (key, module) pairs, in order.
+  void update(std::initializer_list<std::pair<std::string, std::shared_ptr<Module>>> modules) {
+    update(std::vector<std::pair<std::string, std::shared_ptr<Module>>>(modules));
+  }
   /// Sets every entry of another ModuleDict, in order.
   void update(const ModuleDict& other) { update(other.modules_); }
   /// Removes every entry.
