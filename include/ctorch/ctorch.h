@@ -54,6 +54,7 @@
 #include "ctorch/nn_module_dict.h"
 #include "ctorch/nn_parallel.h"
 #include "ctorch/nn_reducer.h"
+#include "ctorch/nn_rnn_utils.h"
 #include "ctorch/nn_utils.h"
 #include "ctorch/nvtx.h"
 #include "ctorch/ops.h"

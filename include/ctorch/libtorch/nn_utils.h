@@ -1,11 +1,11 @@
-// libtorch's torch::nn::utils (torch/nn/utils/clip_grad.h, convert_parameters.h) over
+// libtorch's torch::nn::utils (torch/nn/utils/clip_grad.h, convert_parameters.h, rnn.h) over
 // ctorch::nn::utils: clip_grad_norm_ returns the total norm as a double, as libtorch 1.13's does.
-// Not here: torch::nn::utils::rnn (PackedSequence, pack_padded_sequence, ...).
 #pragma once
 
 #include <initializer_list>
 #include <vector>
 
+#include "ctorch/nn_rnn_utils.h"
 #include "ctorch/nn_utils.h"
 
 namespace torch::nn::utils {
@@ -32,3 +32,12 @@ inline double clip_grad_norm_(const ::ctorch::Tensor& parameter, double max_norm
 }
 
 }  // namespace torch::nn::utils
+
+namespace torch::nn::utils::rnn {
+using ::ctorch::nn::utils::rnn::invert_permutation;
+using ::ctorch::nn::utils::rnn::pack_padded_sequence;
+using ::ctorch::nn::utils::rnn::pack_sequence;
+using ::ctorch::nn::utils::rnn::PackedSequence;
+using ::ctorch::nn::utils::rnn::pad_packed_sequence;
+using ::ctorch::nn::utils::rnn::pad_sequence;
+}  // namespace torch::nn::utils::rnn
