@@ -199,7 +199,7 @@ class Module : public std::enable_shared_from_this<Module> {
   std::shared_ptr<Module> replicate(const TensorMap& map, bool check_members) const;
   void apply_to_tensors(const std::function<Tensor(const Tensor&)>& fn);
 
-  mutable std::string name_;  // empty until name() derives it from the class
+  mutable std::string name_;  // empty until name() derives it from the class (under name()'s lock)
   std::vector<std::pair<std::string, std::shared_ptr<Module>>> children_;
   bool training_ = true;
 };

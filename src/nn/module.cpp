@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <map>
+#include <mutex>
 #include <ostream>
 #include <set>
 #include <sstream>
@@ -40,6 +41,10 @@ Module::Module(std::string name) : name_(std::move(name)) {}
 Module::Module() = default;
 
 const std::string& Module::name() const {
+  // Derived on first use (the dynamic type is not known in the constructor); the lock makes that
+  // first write safe when several threads ask at once.
+  static std::mutex mutex;
+  std::lock_guard<std::mutex> lock(mutex);
   if (name_.empty()) name_ = detail::demangle(typeid(*this).name());
   return name_;
 }

@@ -30,6 +30,8 @@ class SequentialImpl : public ::ctorch::nn::Module {
   CTORCH_MODULE_REPLICABLE(SequentialImpl)
   void rebind() override {
     const auto children = named_children();
+    CTORCH_CHECK(children.size() == modules_.size(), "Sequential: ", children.size(), " children for ", modules_.size(),
+                 " modules (a child registered outside push_back?)");
     for (size_t i = 0; i < modules_.size(); ++i) modules_[i] = modules_[i].with_module(children[i].value());
   }
 
