@@ -209,12 +209,24 @@ class ModuleList : public Module {
   ModuleList() : Module("ModuleList") {}
   /// Appends a module.
   void push_back(std::shared_ptr<Module> module);
+  /// Inserts a module before `index` (negative counts from the end); later ones are renamed.
+  void insert(int64_t index, std::shared_ptr<Module> module);
+  /// Appends every module of `modules`.
+  void extend(const std::vector<std::shared_ptr<Module>>& modules);
   /// Module `index` (negative counts from the end).
   Module& operator[](int64_t index) const;
+  /// Module `index` as a shared pointer.
+  std::shared_ptr<Module> ptr(int64_t index) const { return modules_[checked_index(index)]; }
   /// Number of modules.
   size_t size() const { return modules_.size(); }
+  /// True when the list holds no module.
+  bool is_empty() const { return modules_.empty(); }
+  /// The modules, in order.
+  std::vector<std::shared_ptr<Module>>::const_iterator begin() const { return modules_.begin(); }
+  std::vector<std::shared_ptr<Module>>::const_iterator end() const { return modules_.end(); }
 
  private:
+  size_t checked_index(int64_t index) const;
   std::vector<std::shared_ptr<Module>> modules_;
 };
 

@@ -214,6 +214,8 @@ class Tensor {
   Tensor contiguous() const;
   /// A tensor sharing storage but not autograd history.
   Tensor detach() const;
+  /// The same storage without autograd history (Tensor.data; libtorch's data()), as detach().
+  Tensor data() const { return detach(); }
   /// Fills every element with `value`.
   Tensor& fill_(const Scalar& value);
   /// Fills with the value of a 0-dim tensor.

@@ -147,11 +147,7 @@ void ModuleList::push_back(std::shared_ptr<Module> module) {
   modules_.push_back(std::move(module));
 }
 
-Module& ModuleList::operator[](int64_t index) const {
-  const auto n = static_cast<int64_t>(modules_.size());
-  CTORCH_CHECK_INDEX(index >= -n && index < n, "index ", index, " is out of range");
-  return *modules_[static_cast<size_t>(index < 0 ? index + n : index)];
-}
+Module& ModuleList::operator[](int64_t index) const { return *modules_[checked_index(index)]; }
 
 }  // namespace ctorch::nn
 

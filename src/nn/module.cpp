@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <map>
+#include <mutex>
 #include <ostream>
 #include <set>
 #include <sstream>
@@ -14,6 +15,7 @@
 #include "ctorch/cuda.h"
 #include "ctorch/error.h"
 #include "ctorch/grad_mode.h"
+#include "ctorch/print_options.h"
 
 namespace ctorch::nn {
 
@@ -35,6 +37,17 @@ std::string torch_size(IntArrayRef sizes) {
 }  // namespace
 
 Module::Module(std::string name) : name_(std::move(name)) {}
+
+Module::Module() = default;
+
+const std::string& Module::name() const {
+  // Derived on first use (the dynamic type is not known in the constructor); the lock makes that
+  // first write safe when several threads ask at once.
+  static std::mutex mutex;
+  std::lock_guard<std::mutex> lock(mutex);
+  if (name_.empty()) name_ = detail::demangle(typeid(*this).name());
+  return name_;
+}
 
 Module::~Module() = default;
 
@@ -58,6 +71,23 @@ void Module::add_child(std::string name, std::shared_ptr<Module> module) {
   CTORCH_CHECK(module != nullptr, "register_module: module '", name, "' is null");
   for (auto& [n, m] : children_) CTORCH_CHECK(n != name, "attribute '", name, "' already exists");
   children_.emplace_back(std::move(name), std::move(module));
+}
+
+void Module::replace_child(const std::string& name, std::shared_ptr<Module> module) {
+  CTORCH_CHECK(module != nullptr, "replace_module: module '", name, "' is null");
+  for (auto& [n, m] : children_) {
+    if (n == name) {
+      m = std::move(module);
+      return;
+    }
+  }
+  CTORCH_CHECK(false, "Module '", name, "' is not defined");
+}
+
+void Module::unregister_module(const std::string& name) {
+  auto it = std::find_if(children_.begin(), children_.end(), [&](const auto& c) { return c.first == name; });
+  CTORCH_CHECK(it != children_.end(), "No Module with name `", name, "` is registered");
+  children_.erase(it);
 }
 
 Tensor Module::registered_parameter(const std::string& name) const {
@@ -136,7 +166,7 @@ std::shared_ptr<Module> Module::replicate(const TensorMap& map, bool check_membe
   auto check = [&] {
     for (Held& h : held) {
       const long now = h.child ? h.child.use_count() : static_cast<long>(h.tensor.use_count());
-      CTORCH_CHECK(now <= h.count, name_, ".clone(): the clone of ",
+      CTORCH_CHECK(now <= h.count, name(), ".clone(): the clone of ",
                    detail::demangle(typeid(*this).name()), " still refers to the original's ", h.kind, " '", h.name,
                    "' through a member of the class (the copy constructor copied it and rebind() did not re-point "
                    "it): override rebind() in ", detail::demangle(typeid(*this).name()),
@@ -218,13 +248,80 @@ std::vector<std::shared_ptr<Module>> Module::children() const {
   return out;
 }
 
-std::vector<std::shared_ptr<Module>> Module::modules() {
-  std::vector<std::shared_ptr<Module>> out;
-  out.push_back(shared_from_this());
-  for (const auto& [n, c] : children_) {
-    for (auto& m : c->modules()) out.push_back(m);
-  }
+NamedModules Module::named_children() const {
+  NamedModules out("Module");
+  for (const auto& [n, c] : children_) out.insert(n, c);
   return out;
+}
+
+namespace {
+
+/// `self` as a shared pointer: modules() and apply() with pointers need the module to be owned by one.
+std::shared_ptr<Module> shared_self(const Module& self) {
+  std::shared_ptr<Module> ptr = std::const_pointer_cast<Module>(self.weak_from_this().lock());
+  CTORCH_CHECK(ptr != nullptr,
+               "It looks like you attempted to retrieve your top-level module as a shared_ptr, but it is not stored "
+               "in a shared_ptr. Use std::make_shared<", self.name(), "> instead of creating your module on the stack, "
+               "or alternatively do not try to access your top-level module at all by passing /*include_self=*/false "
+               "to modules() or named_modules()");
+  return ptr;
+}
+
+/// Every descendant of `m` with its dotted name, depth first, each module once (PyTorch's memo).
+void visit_descendants(const Module& m, const std::string& prefix, std::set<const Module*>& seen,
+                       const std::function<void(const std::string&, const std::shared_ptr<Module>&)>& fn) {
+  for (const auto& [n, c] : m.named_children()) {
+    if (!seen.insert(c.get()).second) continue;
+    const std::string name = prefix.empty() ? n : prefix + "." + n;
+    fn(name, c);
+    visit_descendants(*c, name, seen, fn);
+  }
+}
+
+}  // namespace
+
+std::vector<std::shared_ptr<Module>> Module::modules(bool include_self) const {
+  std::vector<std::shared_ptr<Module>> out;
+  for (auto& [n, m] : named_modules("", include_self)) out.push_back(m);
+  return out;
+}
+
+NamedModules Module::named_modules(const std::string& name_prefix, bool include_self) const {
+  NamedModules out("Module");
+  std::set<const Module*> seen{this};
+  if (include_self) out.insert(name_prefix, shared_self(*this));
+  visit_descendants(*this, name_prefix, seen, [&](const std::string& n, const std::shared_ptr<Module>& c) { out.insert(n, c); });
+  return out;
+}
+
+void Module::apply(const ConstModuleApplyFunction& fn) const {
+  fn(*this);
+  std::set<const Module*> seen{this};
+  visit_descendants(*this, "", seen, [&](const std::string&, const std::shared_ptr<Module>& c) { fn(*c); });
+}
+
+void Module::apply(const NamedModuleApplyFunction& fn, const std::string& name_prefix) {
+  fn(name_prefix, *this);
+  std::set<const Module*> seen{this};
+  visit_descendants(*this, name_prefix, seen, [&](const std::string& n, const std::shared_ptr<Module>& c) { fn(n, *c); });
+}
+
+void Module::apply(const ConstNamedModuleApplyFunction& fn, const std::string& name_prefix) const {
+  fn(name_prefix, *this);
+  std::set<const Module*> seen{this};
+  visit_descendants(*this, name_prefix, seen, [&](const std::string& n, const std::shared_ptr<Module>& c) { fn(n, *c); });
+}
+
+void Module::apply(const ModulePointerApplyFunction& fn) const {
+  fn(shared_self(*this));
+  std::set<const Module*> seen{this};
+  visit_descendants(*this, "", seen, [&](const std::string&, const std::shared_ptr<Module>& c) { fn(c); });
+}
+
+void Module::apply(const NamedModulePointerApplyFunction& fn, const std::string& name_prefix) const {
+  fn(name_prefix, shared_self(*this));
+  std::set<const Module*> seen{this};
+  visit_descendants(*this, name_prefix, seen, [&](const std::string& n, const std::shared_ptr<Module>& c) { fn(n, c); });
 }
 
 void Module::apply_to_tensors(const std::function<Tensor(const Tensor&)>& fn) {
@@ -352,7 +449,7 @@ void Module::load_state_dict(const NamedTensors& state, bool strict) {
            keys(unexpected) + ". ";
     for (const std::string& m : mismatches) text += "\n\t" + m;
   }
-  CTORCH_CHECK(!failed, "Error(s) in loading state_dict for ", name_, ":", text);
+  CTORCH_CHECK(!failed, "Error(s) in loading state_dict for ", name(), ":", text);
   NoGradGuard no_grad;
   for (const auto& [n, t] : state) {
     auto it = own.find(n);
@@ -362,7 +459,7 @@ void Module::load_state_dict(const NamedTensors& state, bool strict) {
 
 std::string Module::repr() const {
   std::ostringstream os;
-  os << name_ << "(";
+  os << name() << "(";
   const std::string extra = extra_repr();
   if (children_.empty()) {
     os << extra << ")";
@@ -382,6 +479,29 @@ std::string Module::repr() const {
   return os.str();
 }
 
-std::ostream& operator<<(std::ostream& os, const Module& module) { return os << module.repr(); }
+void Module::pretty_print(std::ostream& stream) const { stream << name(); }
+
+void Module::pretty_print_recursive(std::ostream& stream, const std::string& indentation) const {
+  pretty_print(stream);
+  if (children_.empty()) return;
+  stream << "(\n";
+  const std::string next = indentation + "  ";
+  for (const auto& [n, c] : children_) {
+    stream << next << "(" << n << "): ";
+    c->pretty_print_recursive(stream, next);
+    stream << '\n';
+  }
+  stream << indentation << ")";
+}
+
+std::string Module::pretty_repr() const {
+  std::ostringstream os;
+  pretty_print_recursive(os, "");
+  return os.str();
+}
+
+std::ostream& operator<<(std::ostream& os, const Module& module) {
+  return os << (get_tensor_print_style() == TensorPrintStyle::Libtorch ? module.pretty_repr() : module.repr());
+}
 
 }  // namespace ctorch::nn

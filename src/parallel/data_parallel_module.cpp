@@ -53,6 +53,6 @@ Tensor DataParallel::forward(const Tensor& input) {
                                  cuda_device(output_device), dim);
 }
 
-void DataParallel::rebind() { module = std::dynamic_pointer_cast<UnaryModule>(named_children().at(0).second); }
+void DataParallel::rebind() { module = std::dynamic_pointer_cast<UnaryModule>(named_children()[0].value()); }
 
 }  // namespace ctorch::nn

@@ -269,9 +269,9 @@ TEST(LibtorchFrontend, DcganLayersTrainOneStep) {
   ASSERT_TRUE(generator->conv1->weight.grad().defined());
   g_opt.step();
   EXPECT_FALSE(torch::equal(generator->conv1->weight, before));
-  // PyTorch's reprs of the layers.
+  // PyTorch's reprs of the layers (`stream << module` prints libtorch's format in a libtorch program).
   std::ostringstream os;
-  os << *generator->conv2 << " " << *discriminator->children().at(1);
+  os << generator->conv2->repr() << " " << discriminator->children().at(1)->repr();
   EXPECT_EQ(os.str(), "ConvTranspose2d(16, 8, kernel_size=(3, 3), stride=(2, 2), padding=(1, 1), bias=False) "
                       "LeakyReLU(negative_slope=0.2)");
   EXPECT_EQ(generator->conv3->forward(torch::zeros({1, 8, 7, 7}), torch::IntArrayRef({15, 15})).sizes(),

@@ -3,8 +3,8 @@
 // tensor_indexing.cpp, tensor_cuda.cpp and tensor_options_cuda.cpp use:
 //   SeedingFixture, WarningCapture, pointer_equal, assert_tensor_equal, assert_tensor_not_equal,
 //   count_substr_occurrences, AutoDefaultDtypeMode, ASSERT_THROWS_WITH.
-// Left out (they need subsystems ctorch does not have): SimpleContainer (torch::nn) and
-// assert_tensor_creation_meta (autograd view metadata). Where PyTorch's helpers call functions
+// SimpleContainer is PyTorch's (a Cloneable whose add() registers a holder). Left out (it needs a
+// subsystem ctorch does not have): assert_tensor_creation_meta (autograd view metadata). Where PyTorch's helpers call functions
 // ctorch lacks (isnan, isinf, index_put_ with a boolean mask, type_as, is_signed,
 // what_without_backtrace), the same check is made from functions ctorch has; see each helper.
 #pragma once
@@ -43,6 +43,16 @@ namespace test {
              << "\"";                                                   \
     }                                                                   \
   }
+
+/// A module that registers the holders given to add() (PyTorch's SimpleContainer).
+struct SimpleContainer : ::torch::nn::Cloneable<SimpleContainer> {
+  void reset() override {}
+
+  template <typename ModuleHolder>
+  ModuleHolder add(ModuleHolder module_holder, std::string name = std::string()) {
+    return Module::register_module(std::move(name), module_holder);
+  }
+};
 
 /// Seeds the global generator with 0 before each test of a TEST_F.
 struct SeedingFixture : public ::testing::Test {

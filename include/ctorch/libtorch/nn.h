@@ -1,16 +1,19 @@
 // libtorch's C++ frontend over ctorch::nn and ctorch::optim: module holders (`torch::nn::Linear`
 // used through `->`), the *Impl classes with their Options, TORCH_MODULE, and the free functions
 // training code calls (torch::relu, torch::nll_loss, ...). Everything forwards to the native API.
-// torch::save/load: libtorch/serialize.h. Not here yet: AnyModule, Embedding/LayerNorm holders.
+// torch::save/load: libtorch/serialize.h. Containers (Sequential, ModuleList, ModuleDict, AnyModule):
+// libtorch/containers.h.
 #pragma once
 
 #include <initializer_list>
 #include <memory>
+#include <ostream>
 #include <tuple>
 #include <type_traits>
 #include <utility>
 
 #include "ctorch/ctorch.h"
+#include "ctorch/libtorch/any_value.h"
 
 namespace torch::nn {
 // Named one by one, not with a using-directive: the native layer classes (ctorch::nn::Linear) would
@@ -18,7 +21,6 @@ namespace torch::nn {
 using ::ctorch::nn::Module;
 using ::ctorch::nn::NamedTensors;
 namespace functional = ::ctorch::nn::functional;
-namespace utils = ::ctorch::nn::utils;
 
 /// Owns a module through a shared pointer and forwards calls to it (libtorch's ModuleHolder).
 template <class Contained>
@@ -29,8 +31,8 @@ class ModuleHolder {
   ModuleHolder(std::nullptr_t) {}  // NOLINT: libtorch's implicit form
   /// A module built from `args` (Contained's constructor).
   template <class Head, class... Tail>
-    requires(!std::is_same_v<std::decay_t<Head>, ModuleHolder> && !std::is_same_v<std::decay_t<Head>, std::nullptr_t> &&
-             std::is_constructible_v<Contained, Head, Tail...>)
+    requires(!(std::is_base_of_v<ModuleHolder, std::decay_t<Head>> && sizeof...(Tail) == 0) &&
+             !std::is_same_v<std::decay_t<Head>, std::nullptr_t> && std::is_constructible_v<Contained, Head, Tail...>)
   explicit ModuleHolder(Head&& head, Tail&&... tail)
       : impl_(std::make_shared<Contained>(std::forward<Head>(head), std::forward<Tail>(tail)...)) {}
   /// Wraps an existing module.
@@ -55,6 +57,11 @@ class ModuleHolder {
   template <class... Args>
   auto operator()(Args&&... args) const {
     return get()->forward(std::forward<Args>(args)...);
+  }
+  /// The module's operator[] (a container's element).
+  template <class Arg>
+  decltype(auto) operator[](Arg&& arg) const {
+    return (*get())[std::forward<Arg>(arg)];
   }
 
  private:
@@ -380,33 +387,13 @@ class FunctionalImpl : public ::ctorch::nn::UnaryModule {
   FunctionalImpl(F function, Arg arg, Args... args)
       : FunctionalImpl(Function([function, arg, args...](Tensor x) { return function(std::move(x), arg, args...); })) {}
   Tensor forward(const Tensor& input) override { return function_(input); }
+  /// Writes "torch::nn::Functional()".
+  void pretty_print(std::ostream& stream) const override { stream << "torch::nn::Functional()"; }
 
  private:
   Function function_;
 };
 TORCH_MODULE(Functional);
-
-/// libtorch's SequentialImpl: built from holders or shared pointers of one-tensor modules.
-class SequentialImpl : public ::ctorch::nn::Sequential {
-  CTORCH_MODULE_REPLICABLE(SequentialImpl)
-
- public:
-  SequentialImpl() = default;
-  /// The given layers in order.
-  template <class... Layers>
-    requires(sizeof...(Layers) > 0)
-  explicit SequentialImpl(Layers&&... layers) {
-    (push_back(std::forward<Layers>(layers)), ...);
-  }
-  using ::ctorch::nn::Sequential::push_back;
-  /// Appends the module a holder owns.
-  template <class Holder>
-    requires requires(const Holder& h) { h.ptr(); }
-  void push_back(const Holder& holder) {
-    ::ctorch::nn::Sequential::push_back(holder.ptr());
-  }
-};
-TORCH_MODULE(Sequential);
 
 /// Loss holders: `torch::nn::CrossEntropyLoss loss; loss(logits, target)`.
 class MSELossImpl : public ::ctorch::nn::MSELoss {};
@@ -482,3 +469,7 @@ inline Tensor binary_cross_entropy(const Tensor& input, const Tensor& target) {
   return ::ctorch::nn::functional::binary_cross_entropy(input, target);
 }
 }  // namespace torch
+
+#include "ctorch/libtorch/containers.h"  // after ModuleHolder
+#include "ctorch/libtorch/init.h"
+#include "ctorch/libtorch/nn_utils.h"
