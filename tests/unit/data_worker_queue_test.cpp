@@ -36,16 +36,17 @@ TEST(DataWorkerQueue, QueueIsFifoAcrossThreadsAndTimesOut) {
 TEST(DataWorkerQueue, ShuttleCountsJobsInFlightAndDrains) {
   DataShuttle<int, int> shuttle;
   EXPECT_FALSE(shuttle.pop_result().has_value());
-  std::thread worker([&] {
-    for (int i = 0; i < 3; ++i) shuttle.push_result(shuttle.pop_job() * 10);
+  std::thread worker([&] {  // job 0 means quit
+    for (int job = shuttle.pop_job(); job != 0; job = shuttle.pop_job()) shuttle.push_result(job * 10);
   });
   for (int i = 1; i <= 3; ++i) shuttle.push_job(i);
   EXPECT_EQ(shuttle.in_flight_jobs(), 3u);
   EXPECT_EQ(shuttle.pop_result().value(), 10);
-  shuttle.drain();  // waits for the two results still coming
-  worker.join();
+  shuttle.drain();  // drops the jobs not taken yet, waits for the results of those taken
   EXPECT_EQ(shuttle.in_flight_jobs(), 0u);
   EXPECT_FALSE(shuttle.pop_result().has_value());
+  shuttle.push_job(0);
+  worker.join();
 }
 
 TEST(DataWorkerQueue, OrderedSequencerRestoresJobOrderFromThreads) {
