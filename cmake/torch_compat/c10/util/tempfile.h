@@ -1,6 +1,12 @@
 // libtorch's <c10/util/tempfile.h>: c10::make_tempfile() creates a file under $TMPDIR (or /tmp)
 // and returns a TempFile that removes it when destroyed (POSIX only, as libtorch's).
+// When ctorch's libtorch archives (ctorch/libtorch/serialize_archive.h) are installed, they define
+// c10::TempFile and make_tempfile; this header then only forwards to <ctorch/torch.h>.
 #pragma once
+
+#if __has_include(<ctorch/libtorch/serialize_archive.h>)
+#include <ctorch/torch.h>
+#else
 
 #include <stdlib.h>
 #include <unistd.h>
@@ -48,3 +54,5 @@ inline TempFile make_tempfile(std::string name_prefix = "torch-file-") {
 }
 
 }  // namespace c10
+
+#endif  // __has_include(<ctorch/libtorch/serialize_archive.h>)
