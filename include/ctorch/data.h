@@ -140,6 +140,11 @@ class DataLoaderOptions {
   DataLoaderOptions& prefetch_factor(int64_t v) { prefetch_factor_ = v; return *this; }
   /// Batches each worker loads ahead.
   int64_t prefetch_factor() const { return prefetch_factor_; }
+  /// Seconds to wait for a worker's batch before raising (default 0: wait forever; only with
+  /// num_workers > 0). A timed-out batch is waited for again by the next increment.
+  DataLoaderOptions& timeout(double seconds) { timeout_ = seconds; return *this; }
+  /// Seconds to wait for a worker's batch (0: forever).
+  double timeout() const { return timeout_; }
   /// Copy batches into pinned host memory when CUDA is available (default false).
   DataLoaderOptions& pin_memory(bool v) { pin_memory_ = v; return *this; }
   /// True when batches are pinned.
@@ -162,6 +167,7 @@ class DataLoaderOptions {
   bool drop_last_ = false;
   int64_t num_workers_ = 0;
   int64_t prefetch_factor_ = 2;
+  double timeout_ = 0;
   bool pin_memory_ = false;
   std::optional<Generator> generator_;
   std::shared_ptr<Sampler> sampler_;

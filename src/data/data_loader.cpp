@@ -11,6 +11,7 @@
 // ctorch makes all of them at begin(); the sequence on each generator is the same. base_seed only
 // seeds worker processes in Python; worker threads here share the process's generators, so it
 // is drawn and dropped.
+#include <chrono>
 #include <condition_variable>
 #include <deque>
 #include <exception>
@@ -60,7 +61,8 @@ class Epoch {
         num_batches_(num_batches),
         pin_(options.pin_memory() && cuda::is_available()),
         num_workers_(static_cast<size_t>(options.num_workers())),
-        prefetch_(static_cast<size_t>(options.prefetch_factor())) {
+        prefetch_(static_cast<size_t>(options.prefetch_factor())),
+        timeout_(options.timeout()) {
     if (num_workers_ == 0) return;
     queues_.resize(num_workers_);
     threads_.reserve(num_workers_);
@@ -80,18 +82,25 @@ class Epoch {
   bool advance() {
     current_ = Example{};
     if (next_ >= num_batches_) return false;
-    const size_t b = next_++;
     if (num_workers_ == 0) {
-      current_ = load(b);
+      current_ = load(next_++);
       return true;
     }
-    const size_t w = b % num_workers_;
+    const size_t w = next_ % num_workers_;
     Slot slot;
     {
       std::unique_lock<std::mutex> lock(mutex_);
-      ready_.wait(lock, [&] { return !queues_[w].empty(); });
+      const auto ready = [&] { return !queues_[w].empty(); };
+      if (timeout_ > 0) {
+        // Python's _MultiProcessingDataLoaderIter._try_get_data text; the batch stays next.
+        CTORCH_CHECK(ready_.wait_for(lock, std::chrono::duration<double>(timeout_), ready),
+                     "DataLoader timed out after ", timeout_, " seconds");
+      } else {
+        ready_.wait(lock, ready);
+      }
       slot = std::move(queues_[w].front());
       queues_[w].pop_front();
+      ++next_;
     }
     ready_.notify_all();
     if (slot.error) rethrow_from_worker(slot.error, static_cast<int64_t>(w));
@@ -163,6 +172,7 @@ class Epoch {
   bool pin_;
   size_t num_workers_;
   size_t prefetch_;
+  double timeout_;
   size_t next_ = 0;
   Example current_;
 
@@ -187,6 +197,9 @@ DataLoader::DataLoader(std::shared_ptr<Dataset> dataset, DataLoaderOptions optio
   CTORCH_CHECK_VALUE(options_.num_workers() > 0 || options_.prefetch_factor() == 2,
                      "prefetch_factor option could only be specified in multiprocessing.let num_workers > 0 to "
                      "enable multiprocessing.");
+  CTORCH_CHECK_VALUE(options_.timeout() >= 0, "timeout option should be non-negative");
+  CTORCH_CHECK_VALUE(options_.num_workers() > 0 || options_.timeout() == 0,
+                     "timeout option could only be specified with num_workers > 0 (it bounds the wait for a worker)");
   CTORCH_CHECK_VALUE(options_.prefetch_factor() > 0, "prefetch_factor should be positive, but got prefetch_factor=",
                      options_.prefetch_factor());
   const std::optional<size_t> n = dataset_->size();

@@ -210,6 +210,35 @@ TEST(DataLoaderTest, LeavingAnEpochEarlyStopsItsWorkers) {
   EXPECT_LE(Faulty::calls.load(), (3 + 2 * 2 + 2) * 10);
 }
 
+TEST(DataLoaderTest, TimeoutRaisesAndTheBatchStaysNext) {
+  struct Slow : data::Dataset {
+    Example get(size_t index) override {
+      if (index == 1) std::this_thread::sleep_for(std::chrono::milliseconds(200));
+      return {full({1}, static_cast<double>(index)), full({}, static_cast<int64_t>(index), TensorOptions().dtype(kLong))};
+    }
+    std::optional<size_t> size() const override { return 4; }
+  };
+  EXPECT_THROW(DataLoader(std::make_shared<Slow>(), DataLoaderOptions(1).timeout(1)), ValueError);
+  EXPECT_THROW(DataLoader(std::make_shared<Slow>(), DataLoaderOptions(1).num_workers(1).timeout(-1)), ValueError);
+  DataLoader loader(std::make_shared<Slow>(), DataLoaderOptions(1).num_workers(2).timeout(0.01));
+  auto it = loader.begin();
+  EXPECT_EQ(it->target.item<int64_t>(), 0);
+  int timeouts = 0;
+  while (true) {
+    try {
+      ++it;
+      break;
+    } catch (const Error& e) {
+      EXPECT_NE(std::string(e.what()).find("DataLoader timed out after 0.01 seconds"), std::string::npos) << e.what();
+      ++timeouts;
+    }
+  }
+  EXPECT_GE(timeouts, 1);
+  EXPECT_EQ(it->target.item<int64_t>(), 1);  // the timed-out batch, not the one after it
+  ++it;
+  EXPECT_EQ(it->target.item<int64_t>(), 2);
+}
+
 TEST(DataLoaderTest, SizelessDatasetsAreRefused) {
   struct Stream : data::Dataset {
     Example get(size_t) override { return {}; }
@@ -282,8 +311,38 @@ TEST(DataLoaderTest, LibtorchSpellings) {
   std::vector<int64_t> sizes;
   for (auto& batch : *loader) sizes.push_back(batch.data.size(0));
   EXPECT_EQ(sizes, (std::vector<int64_t>{4, 2}));
+  // Without Stack a batch is a vector of examples; the default sampler is a RandomSampler.
   auto shuffled = torch::data::make_data_loader(Squares(), 6);
-  EXPECT_TRUE(shuffled->options().shuffle());
+  EXPECT_EQ(shuffled->options().batch_size, 6u);
+  std::multiset<int64_t> seen;
+  for (auto& batch : *shuffled) {
+    for (auto& e : batch) seen.insert(e.target.item<int64_t>());
+  }
+  EXPECT_EQ(seen, (std::multiset<int64_t>{0, 1, 2, 3, 4, 5}));
+}
+
+// libtorch's loader with worker threads: a worker's exception arrives as WorkerException holding the
+// original, batches come in request order, and the loader joins its workers even mid-epoch.
+TEST(DataLoaderTest, LibtorchWorkerThreads) {
+  struct Fails : torch::data::datasets::Dataset<Fails, int> {
+    int get(size_t index) override {
+      if (index == 7) throw IndexError("sample 7 is broken");
+      return static_cast<int>(index);
+    }
+    std::optional<size_t> size() const override { return 20; }
+  };
+  auto loader = torch::data::make_data_loader<torch::data::samplers::SequentialSampler>(
+      Fails(), torch::data::DataLoaderOptions(2).workers(3));
+  std::vector<int> seen;
+  auto it = loader->begin();
+  try {
+    for (; it != loader->end(); ++it) seen.insert(seen.end(), it->begin(), it->end());
+    FAIL() << "no error";
+  } catch (const torch::data::WorkerException& e) {
+    EXPECT_STREQ(e.what(), "Caught exception in DataLoader worker thread. Original message: sample 7 is broken");
+    EXPECT_THROW(std::rethrow_exception(e.original_exception), IndexError);
+  }
+  EXPECT_EQ(seen, (std::vector<int>{0, 1, 2, 3, 4, 5}));
 }
 
 }  // namespace
