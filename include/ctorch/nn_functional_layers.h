@@ -65,6 +65,13 @@ std::tuple<Tensor, Tensor> adaptive_max_poolnd_with_indices(int64_t dims, const 
                                                             const std::vector<std::optional<int64_t>>& output_size);
 /// torch.nn.functional.adaptive_avg_pool{1,2,3}d; an output size of nullopt keeps the input's size.
 Tensor adaptive_avg_poolnd(int64_t dims, const Tensor& input, const std::vector<std::optional<int64_t>>& output_size);
+/// torch.nn.functional.fractional_max_pool{2,3}d with return_indices: windows of kernel_size at
+/// pseudo-random steps (from `random_samples` [N, C, dims] in [0, 1), drawn when undefined) giving
+/// output_size, or the input size times output_ratio.
+std::tuple<Tensor, Tensor> fractional_max_poolnd_with_indices(
+    int64_t dims, const Tensor& input, IntArrayRef kernel_size,
+    const std::optional<std::vector<int64_t>>& output_size = std::nullopt,
+    const std::optional<std::vector<double>>& output_ratio = std::nullopt, const Tensor& random_samples = Tensor());
 /// torch.nn.functional.lp_pool{1,2}d: (sum over each window of x^p)^(1/p).
 Tensor lp_poolnd(int64_t dims, const Tensor& input, double norm_type, IntArrayRef kernel_size, IntArrayRef stride = {},
                  bool ceil_mode = false);
@@ -75,10 +82,10 @@ Tensor max_unpoolnd(int64_t dims, const Tensor& input, const Tensor& indices, In
                     const std::optional<std::vector<int64_t>>& output_size = std::nullopt);
 
 // ---- fold, unfold, pixel shuffle ---------------------------------------------------------------
-/// torch.nn.functional.unfold: the sliding blocks of [N, C, H, W] as columns [N, C * KH * KW, L].
+/// torch.nn.functional.unfold: the sliding blocks of [N, C, H, W] as columns [N, C * KH * KW, L] (4-d only, as 1.13).
 Tensor unfold(const Tensor& input, IntArrayRef kernel_size, IntArrayRef dilation = {1}, IntArrayRef padding = {0},
               IntArrayRef stride = {1});
-/// torch.nn.functional.fold: columns [N, C * KH * KW, L] summed back into [N, C, output_size].
+/// torch.nn.functional.fold: columns [N, C * KH * KW, L] summed back into [N, C, output_size] (or unbatched [C * KH * KW, L]).
 Tensor fold(const Tensor& input, IntArrayRef output_size, IntArrayRef kernel_size, IntArrayRef dilation = {1},
             IntArrayRef padding = {0}, IntArrayRef stride = {1});
 /// torch.nn.functional.pixel_shuffle: [*, C r^2, H, W] to [*, C, H r, W r].

@@ -80,7 +80,9 @@ Tensor local_response_norm(const Tensor& input, int64_t size, double alpha, doub
   padding[padding.size() - 2] = size / 2;
   padding[padding.size() - 1] = (size - 1) / 2;
   const Tensor padded = pad(sq, padding).transpose(1, -1);
-  const Tensor win = detail::windows(padded, {size}, {1}, {1}, {input.size(1)}).mean({-1});
+  // avg_pool of an integer input divides as integers (truncating), as PyTorch's.
+  const Tensor sums = detail::windows(padded, {size}, {1}, {1}, {input.size(1)}).sum({-1});
+  const Tensor win = input.is_floating_point() ? sums / static_cast<double>(size) : sums.div(size, "trunc");
   const Tensor div = win.transpose(1, -1).mul(alpha).add(k).pow(beta);
   return input / div;
 }

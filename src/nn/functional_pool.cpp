@@ -11,6 +11,7 @@
 #include "ctorch/nn_functional_layers.h"
 #include "ctorch/ops.h"
 #include "ctorch/pooling.h"
+#include "ctorch/random.h"
 #include "nn/functional_common.h"
 
 namespace ctorch::nn::functional {
@@ -491,10 +492,9 @@ Tensor max_unpoolnd(int64_t dims, const Tensor& input, const Tensor& indices, In
 
 Tensor unfold(const Tensor& input, IntArrayRef kernel_size, IntArrayRef dilation, IntArrayRef padding,
               IntArrayRef stride) {
-  CTORCH_CHECK(input.dim() == 4 || input.dim() == 3,
-               "Input Error: Only 3D or 4D input Tensors are supported (got ", input.dim(), "D)");
-  const bool unbatched = input.dim() == 3;
-  const Tensor x = unbatched ? input.unsqueeze(0) : input;
+  CTORCH_CHECK_NOT_IMPLEMENTED(input.dim() == 4, "Input Error: Only 4D input Tensors are supported (got ", input.dim(),
+                               "D)");
+  const Tensor& x = input;
   const auto k = expand_arg(kernel_size, 2, "unfold", "kernel_size");
   const auto dl = expand_arg(dilation, 2, "unfold", "dilation");
   const auto p = expand_arg(padding, 2, "unfold", "padding");
@@ -508,16 +508,16 @@ Tensor unfold(const Tensor& input, IntArrayRef kernel_size, IntArrayRef dilation
                  "), calculated shape of the array of sliding blocks as (", out[0], ", ", out[1],
                  "), but its components must be at least one.");
   }
-  const Tensor y = detail::windows(xp, k, s, dl, out)
-                       .permute({0, 1, 4, 5, 2, 3})
-                       .reshape({x.size(0), x.size(1) * k[0] * k[1], out[0] * out[1]});
-  return unbatched ? y.squeeze(0) : y;
+  return detail::windows(xp, k, s, dl, out)
+      .permute({0, 1, 4, 5, 2, 3})
+      .reshape({x.size(0), x.size(1) * k[0] * k[1], out[0] * out[1]});
 }
 
 Tensor fold(const Tensor& input, IntArrayRef output_size, IntArrayRef kernel_size, IntArrayRef dilation,
             IntArrayRef padding, IntArrayRef stride) {
-  CTORCH_CHECK(input.dim() == 3 || input.dim() == 2,
-               "Input Error: Only unbatched (2D) or batched (3D) input Tensors are supported (got ", input.dim(), "D)");
+  CTORCH_CHECK_NOT_IMPLEMENTED(input.dim() == 3 || input.dim() == 2,
+                               "Input Error: Only unbatched (2D) or batched (3D) input Tensors are supported (got ",
+                               input.dim(), "D)");
   const bool unbatched = input.dim() == 2;
   const Tensor x = unbatched ? input.unsqueeze(0) : input;
   const auto o = expand_arg(output_size, 2, "fold", "output_size");
@@ -588,6 +588,83 @@ Tensor pixel_unshuffle(const Tensor& input, int64_t downscale_factor) {
   auto out = lead;
   out.insert(out.end(), {c * r * r, h / r, w / r});
   return input.reshape(shape).permute(perm).reshape(out);
+}
+
+}  // namespace ctorch::nn::functional
+
+namespace ctorch::nn::functional {
+
+std::tuple<Tensor, Tensor> fractional_max_poolnd_with_indices(int64_t dims, const Tensor& input, IntArrayRef kernel_size,
+                                                              const std::optional<std::vector<int64_t>>& output_size,
+                                                              const std::optional<std::vector<double>>& output_ratio,
+                                                              const Tensor& random_samples) {
+  const char* op = dims == 2 ? "fractional_max_pool2d" : "fractional_max_pool3d";
+  CTORCH_CHECK_VALUE(output_size || output_ratio, op, " requires specifying either an output_size or an output_ratio");
+  bool unbatched = false;
+  const Tensor x = batched(input, dims, op, unbatched);
+  const auto k = expand_arg(kernel_size, dims, op, "kernel_size");
+  std::vector<int64_t> out(static_cast<size_t>(dims));
+  for (int64_t d = 0; d < dims; ++d) {
+    const int64_t in = x.size(2 + d);
+    if (output_size) {
+      out[d] = expand_arg(*output_size, dims, op, "output_size")[d];
+    } else {
+      const auto& r = *output_ratio;
+      CTORCH_CHECK_VALUE(r.size() == 1 || static_cast<int64_t>(r.size()) == dims, op,
+                         ": output_ratio must be a single value or one per dim");
+      out[d] = static_cast<int64_t>(static_cast<double>(in) * r[r.size() == 1 ? 0 : d]);
+    }
+    CTORCH_CHECK(out[d] + k[d] - 1 <= in, op, "(): pool size ", k[d], " too large relative to input size ", in,
+                 " (output size ", out[d], ")");
+  }
+  const int64_t n = x.size(0), c = x.size(1), planes = n * c;
+  Tensor samples = random_samples.defined() ? random_samples : rand({n, c, dims}, x.options());
+  CTORCH_CHECK(samples.numel() == planes * dims, op, "(): expected _random_samples of size [", n, ", ", c, ", ", dims,
+               "], but got ", samples.sizes());
+  const std::vector<double> u = samples.to(kDouble).cpu().contiguous().to_vector<double>();
+  std::vector<int64_t> plane(x.sizes().begin() + 2, x.sizes().end());
+  int64_t numel = 1;
+  for (int64_t v : plane) numel *= v;
+  std::vector<int64_t> flat_shape{planes};
+  flat_shape.insert(flat_shape.end(), plane.begin(), plane.end());
+  Tensor values = x.reshape(flat_shape);
+  Tensor where_from = arange(numel, TensorOptions(kLong).device(x.device())).view(plane).unsqueeze(0).expand(flat_shape);
+  const TensorOptions idx = TensorOptions(kLong).device(x.device());
+  for (int64_t d = 0; d < dims; ++d) {
+    // Window starts per plane (PyTorch's generate_intervals), then the k taps of each window.
+    const int64_t in = x.size(2 + d), o = out[d];
+    const double alpha = o > 1 ? static_cast<double>(in - k[d]) / static_cast<double>(o - 1) : 0.0;
+    std::vector<int64_t> taps;
+    for (int64_t p = 0; p < planes; ++p) {
+      // PyTorch's sample order: (w, h) for 2-d planes, (t, h, w) for 3-d.
+      const double s = u[static_cast<size_t>(p * dims + (dims == 2 ? 1 - d : d))];
+      for (int64_t i = 0; i < o; ++i) {
+        const int64_t start = i == o - 1 ? in - k[d]
+                                         : static_cast<int64_t>((static_cast<double>(i) + s) * alpha) -
+                                               static_cast<int64_t>(s * alpha);
+        for (int64_t j = 0; j < k[d]; ++j) taps.push_back(start + j);
+      }
+    }
+    const int64_t dim = 1 + d;
+    std::vector<int64_t> ishape(static_cast<size_t>(values.dim()), 1);
+    ishape[0] = planes;
+    ishape[static_cast<size_t>(dim)] = o * k[d];
+    std::vector<int64_t> eshape(values.sizes().begin(), values.sizes().end());
+    eshape[static_cast<size_t>(dim)] = o * k[d];
+    const Tensor index = tensor(taps, idx).view(ishape).expand(eshape);
+    std::vector<int64_t> split = eshape;
+    split[static_cast<size_t>(dim)] = o;
+    split.insert(split.begin() + dim + 1, k[d]);
+    auto [v, a] = values.gather(dim, index).reshape(split).max(dim + 1, true);
+    values = v.squeeze(dim + 1);
+    where_from = where_from.gather(dim, index).reshape(split).gather(dim + 1, a).squeeze(dim + 1);
+  }
+  std::vector<int64_t> result{n, c};
+  result.insert(result.end(), out.begin(), out.end());
+  values = values.reshape(result);
+  where_from = where_from.reshape(result);
+  if (unbatched) return {values.squeeze(0), where_from.squeeze(0)};
+  return {values, where_from};
 }
 
 }  // namespace ctorch::nn::functional

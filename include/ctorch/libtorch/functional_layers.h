@@ -148,6 +148,32 @@ inline Tensor adaptive_avg_pool2d(const Tensor& input, const AdaptiveAvgPool2dFu
 inline Tensor adaptive_avg_pool3d(const Tensor& input, const AdaptiveAvgPool3dFuncOptions& o) {
   return adaptive_avg_poolnd(3, input, libtorch_detail::adaptive(o.output_size()));
 }
+/// F::fractional_max_pool{2,3}d[_with_indices](input, options).
+template <size_t D>
+std::tuple<Tensor, Tensor> fractional_max_pool_with_indices(const Tensor& input,
+                                                            const ::torch::nn::FractionalMaxPoolOptions<D>& o) {
+  CTORCH_CHECK(o.output_size() || o.output_ratio(), "fractional_max_pool", D,
+               "d requires specifying either an output_size or an output_ratio");
+  std::optional<std::vector<int64_t>> size;
+  std::optional<std::vector<double>> ratio;
+  if (o.output_size()) size = libtorch_detail::vec(*o.output_size());
+  if (o.output_ratio()) ratio = libtorch_detail::vec(*o.output_ratio());
+  return fractional_max_poolnd_with_indices(D, input, *o.kernel_size(), size, ratio, o._random_samples());
+}
+inline std::tuple<Tensor, Tensor> fractional_max_pool2d_with_indices(const Tensor& input,
+                                                                     const FractionalMaxPool2dFuncOptions& o) {
+  return fractional_max_pool_with_indices<2>(input, o);
+}
+inline std::tuple<Tensor, Tensor> fractional_max_pool3d_with_indices(const Tensor& input,
+                                                                     const FractionalMaxPool3dFuncOptions& o) {
+  return fractional_max_pool_with_indices<3>(input, o);
+}
+inline Tensor fractional_max_pool2d(const Tensor& input, const FractionalMaxPool2dFuncOptions& o) {
+  return std::get<0>(fractional_max_pool_with_indices<2>(input, o));
+}
+inline Tensor fractional_max_pool3d(const Tensor& input, const FractionalMaxPool3dFuncOptions& o) {
+  return std::get<0>(fractional_max_pool_with_indices<3>(input, o));
+}
 /// F::lp_pool{1,2}d(input, options).
 inline Tensor lp_pool1d(const Tensor& input, const LPPool1dFuncOptions& o) {
   return lp_poolnd(1, input, o.norm_type(), *o.kernel_size(), *o.stride(), o.ceil_mode());
@@ -299,6 +325,13 @@ inline Tensor alpha_dropout(Tensor input, const AlphaDropoutFuncOptions& o) {
   Tensor y = ::ctorch::nn::functional::alpha_dropout(input, o.p(), o.training());
   return o.inplace() ? input.copy_(y) : y;
 }
+/// libtorch's F::detail::alpha_dropout(input, p, training, inplace).
+namespace detail {
+inline Tensor alpha_dropout(Tensor input, double p, bool training, bool inplace) {
+  Tensor y = ::ctorch::nn::functional::alpha_dropout(input, p, training);
+  return inplace ? input.copy_(y) : y;
+}
+}  // namespace detail
 /// F::feature_alpha_dropout(input, options).
 inline Tensor feature_alpha_dropout(Tensor input, const FeatureAlphaDropoutFuncOptions& o) {
   Tensor y = ::ctorch::nn::functional::feature_alpha_dropout(input, o.p(), o.training());

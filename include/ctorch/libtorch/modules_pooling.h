@@ -203,6 +203,40 @@ CTORCH_TORCH_POOL(LPPool2d, LPPoolImpl, 2);
 CTORCH_TORCH_POOL(MaxUnpool1d, MaxUnpoolImpl, 1);
 CTORCH_TORCH_POOL(MaxUnpool2d, MaxUnpoolImpl, 2);
 CTORCH_TORCH_POOL(MaxUnpool3d, MaxUnpoolImpl, 3);
+
+/// libtorch's FractionalMaxPool{2,3}dImpl: forward and forward_with_indices.
+template <size_t D, class Derived>
+class FractionalMaxPoolImpl : public layers_detail::LayerCloneable<Derived> {
+ public:
+  FractionalMaxPoolImpl(ExpandingArray<D> kernel_size)  // NOLINT
+      : FractionalMaxPoolImpl(FractionalMaxPoolOptions<D>(kernel_size)) {}
+  explicit FractionalMaxPoolImpl(FractionalMaxPoolOptions<D> options_)
+      : layers_detail::LayerCloneable<Derived>(std::string("FractionalMaxPool") + layers_detail::dim_name(D)),
+        options(std::move(options_)) {
+    reset();
+  }
+  void reset() override {
+    if (options._random_samples().defined()) this->register_buffer("_random_samples", options._random_samples());
+    CTORCH_CHECK(options.output_size() || options.output_ratio(), this->name(),
+                 " requires specifying either an output size, or a pooling ratio");
+    CTORCH_CHECK(!(options.output_size() && options.output_ratio()),
+                 "only one of output_size and output_ratio may be specified");
+    if (options.output_ratio()) {
+      for (double r : **options.output_ratio())
+        CTORCH_CHECK(0 < r && r < 1, "output_ratio must be between 0 and 1 (got ", *options.output_ratio(), ")");
+    }
+  }
+  Tensor forward(const Tensor& input) override { return std::get<0>(forward_with_indices(input)); }
+  /// The maxima and their flat positions in each input plane.
+  std::tuple<Tensor, Tensor> forward_with_indices(const Tensor& input) {
+    return ::ctorch::nn::functional::fractional_max_pool_with_indices<D>(input, options);
+  }
+  void pretty_print(std::ostream& stream) const { stream << "torch::nn::" << this->name() << "()"; }
+  FractionalMaxPoolOptions<D> options;
+};
+
+CTORCH_TORCH_POOL(FractionalMaxPool2d, FractionalMaxPoolImpl, 2);
+CTORCH_TORCH_POOL(FractionalMaxPool3d, FractionalMaxPoolImpl, 3);
 #undef CTORCH_TORCH_POOL
 
 /// A padding layer: F::pad with a fixed mode ("reflect", "replicate" or "constant").

@@ -263,6 +263,7 @@ inline Tensor binary_cross_entropy(const Tensor& input, const Tensor& target) {
 }  // namespace torch
 
 // The layer families' options, functional forms and holders.
+#include "ctorch/libtorch/aten_layers.h"
 #include "ctorch/libtorch/functional_layers.h"
 #include "ctorch/libtorch/modules_conv.h"
 #include "ctorch/libtorch/modules_pooling.h"

@@ -301,3 +301,23 @@ struct PadFuncOptions {
 };
 
 }  // namespace ctorch::nn::functional
+
+namespace torch::nn {
+/// torch::nn::FractionalMaxPool{2,3}dOptions(kernel_size).output_size(s) or .output_ratio(r).
+template <size_t D>
+struct FractionalMaxPoolOptions {
+  FractionalMaxPoolOptions(ExpandingArray<D> kernel_size) : kernel_size_(kernel_size) {}  // NOLINT
+  TORCH_ARG(ExpandingArray<D>, kernel_size);
+  TORCH_ARG(std::optional<ExpandingArray<D>>, output_size) = std::nullopt;
+  using ExpandingArrayDouble = torch::ExpandingArray<D, double>;
+  TORCH_ARG(std::optional<ExpandingArrayDouble>, output_ratio) = std::nullopt;
+  TORCH_ARG(Tensor, _random_samples) = Tensor();
+};
+using FractionalMaxPool2dOptions = FractionalMaxPoolOptions<2>;
+using FractionalMaxPool3dOptions = FractionalMaxPoolOptions<3>;
+}  // namespace torch::nn
+
+namespace ctorch::nn::functional {
+using FractionalMaxPool2dFuncOptions = ::torch::nn::FractionalMaxPool2dOptions;
+using FractionalMaxPool3dFuncOptions = ::torch::nn::FractionalMaxPool3dOptions;
+}  // namespace ctorch::nn::functional
