@@ -53,7 +53,14 @@ Tensor resize_dim(const Tensor& x, int64_t dim, int64_t out, const std::string& 
     }
     return take(x, dim, idx);
   }
-  if (mode == "area") return adaptive_avg_poolnd(1, x.transpose(dim, -1), {out}).transpose(dim, -1);
+  if (mode == "area") {  // adaptive average windows along this dim
+    std::vector<Tensor> cells;
+    for (int64_t j = 0; j < out; ++j) {
+      const int64_t start = (j * in) / out, end = ((j + 1) * in + out - 1) / out;
+      cells.push_back(x.narrow(dim, start, end - start).mean({dim}, true));
+    }
+    return cat(cells, dim);
+  }
   const double s = pixel_scale(in, out, align_corners, scale);
   if (mode == "bicubic") {
     constexpr double kA = -0.75;
