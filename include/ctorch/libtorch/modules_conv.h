@@ -12,6 +12,7 @@
 #include "ctorch/grad_mode.h"
 #include "ctorch/libtorch/functional_layers.h"
 #include "ctorch/libtorch/modules_common.h"
+#include "ctorch/libtorch/nn.h"  // ModuleHolder, TORCH_MODULE (nn.h includes this header at its end)
 
 namespace torch::nn {
 

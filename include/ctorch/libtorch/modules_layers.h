@@ -14,6 +14,7 @@
 #include "ctorch/grad_mode.h"
 #include "ctorch/libtorch/functional_layers.h"
 #include "ctorch/libtorch/modules_common.h"
+#include "ctorch/libtorch/nn.h"  // ModuleHolder, TORCH_MODULE (nn.h includes this header at its end)
 
 namespace torch::nn {
 
@@ -560,6 +561,7 @@ class UnflattenImpl : public layers_detail::LayerCloneable<UnflattenImpl> {
   explicit UnflattenImpl(UnflattenOptions options_) : LayerCloneable("Unflatten"), options(std::move(options_)) {}
   void reset() override {}
   Tensor forward(const Tensor& input) override {
+    CTORCH_CHECK_NOT_IMPLEMENTED(options.dimname().empty(), "Unflatten of a named dim: named tensors are not supported");
     const int64_t dim = options.dim() < 0 ? options.dim() + input.dim() : options.dim();
     CTORCH_CHECK_INDEX(dim >= 0 && dim < input.dim(), "Dimension out of range (expected to be in range of [",
                        -input.dim(), ", ", input.dim() - 1, "], but got ", options.dim(), ")");
@@ -569,6 +571,14 @@ class UnflattenImpl : public layers_detail::LayerCloneable<UnflattenImpl> {
     return input.view(shape);
   }
   void pretty_print(std::ostream& stream) const {
+    if (!options.dimname().empty()) {
+      stream << "torch::nn::Unflatten(dim=\"" << options.dimname() << "\", unflattened_size={";
+      for (size_t i = 0; i < options.namedshape().size(); ++i)
+        stream << (i ? ", " : "") << "{\"" << options.namedshape()[i].first << "\", " << options.namedshape()[i].second
+               << "}";
+      stream << "})";
+      return;
+    }
     stream << "torch::nn::Unflatten(dim=" << options.dim() << ", unflattened_size={";
     for (size_t i = 0; i < options.sizes().size(); ++i) stream << (i ? ", " : "") << options.sizes()[i];
     stream << "})";

@@ -11,6 +11,7 @@
 
 #include "ctorch/libtorch/functional_layers.h"
 #include "ctorch/libtorch/modules_common.h"
+#include "ctorch/libtorch/nn.h"  // ModuleHolder, TORCH_MODULE (nn.h includes this header at its end)
 
 namespace torch::nn {
 

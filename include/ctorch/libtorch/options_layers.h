@@ -184,10 +184,15 @@ struct FlattenOptions {
   TORCH_ARG(int64_t, end_dim) = -1;
 };
 
-/// torch::nn::UnflattenOptions(dim, sizes) (named dims are not supported).
+/// torch::nn::UnflattenOptions(dim, sizes), or (dimname, namedshape) for named tensors (which ctorch
+/// lacks: the layer prints, its forward raises NotImplementedError).
 struct UnflattenOptions {
   using namedshape_t = std::vector<std::pair<std::string, int64_t>>;
   UnflattenOptions(int64_t dim, std::vector<int64_t> sizes) : dim_(dim), sizes_(std::move(sizes)) {}
+  UnflattenOptions(const char* dimname, namedshape_t namedshape)
+      : dim_(0), dimname_(dimname), namedshape_(std::move(namedshape)) {}
+  UnflattenOptions(std::string dimname, namedshape_t namedshape)
+      : dim_(0), dimname_(std::move(dimname)), namedshape_(std::move(namedshape)) {}
   TORCH_ARG(int64_t, dim);
   TORCH_ARG(std::string, dimname);
   TORCH_ARG(std::vector<int64_t>, sizes);
