@@ -131,7 +131,8 @@ Tensor& embedding_renorm_(Tensor& weight, const Tensor& input, double max_norm, 
 
 // ---- resampling --------------------------------------------------------------------------------
 /// torch.nn.functional.interpolate: mode "nearest", "nearest-exact", "linear", "bilinear", "bicubic",
-/// "trilinear" or "area", to `size` or by `scale_factor` (one value or one per spatial dim).
+/// "trilinear" or "area", to `size` or by `scale_factor` (one value or one per spatial dim); antialias
+/// (bilinear and bicubic of 4-d inputs) filters as Pillow when downsampling.
 Tensor interpolate(const Tensor& input, const std::optional<std::vector<int64_t>>& size = std::nullopt,
                    const std::optional<std::vector<double>>& scale_factor = std::nullopt,
                    const std::string& mode = "nearest", std::optional<bool> align_corners = std::nullopt,

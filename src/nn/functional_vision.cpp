@@ -1,6 +1,7 @@
 // torch.nn.functional's resampling: interpolate (separable per spatial dim: nearest picks a source
 // index, linear blends two, bicubic four, area averages adaptive windows), grid_sample (gathers
 // from the flattened plane) and affine_grid, all composed of differentiable ops.
+#include <algorithm>
 #include <cmath>
 #include <sstream>
 
@@ -39,6 +40,59 @@ Tensor weights_along(const std::vector<double>& w, int64_t dim, const Tensor& x)
 
 double cubic1(double x, double a) { return ((a + 2) * x - (a + 3)) * x * x + 1; }
 double cubic2(double x, double a) { return ((a * x - 5 * a) * x + 8 * a) * x - 4 * a; }
+
+// Antialiased bilinear/bicubic along one dim (PyTorch's _upsample_*_aa, after Pillow): each output
+// averages the inputs under the filter stretched by the downscaling factor, weights normalized.
+Tensor resize_dim_aa(const Tensor& x, int64_t dim, int64_t out, const std::string& mode, bool align_corners,
+                     std::optional<double> scale_factor) {
+  const int64_t in = x.size(dim);
+  const double scale = pixel_scale(in, out, align_corners, scale_factor);
+  const bool cubic = mode == "bicubic";
+  const double interp = cubic ? 4.0 : 2.0;
+  const double support = scale >= 1.0 ? interp * 0.5 * scale : interp * 0.5;
+  const double invscale = scale >= 1.0 ? 1.0 / scale : 1.0;
+  auto filter = [cubic](double v) {
+    v = std::abs(v);
+    if (!cubic) return v < 1.0 ? 1.0 - v : 0.0;
+    constexpr double kA = -0.5;  // Pillow's bicubic
+    if (v < 1.0) return cubic1(v, kA);
+    if (v < 2.0) return cubic2(v, kA);
+    return 0.0;
+  };
+  std::vector<std::vector<int64_t>> idx;
+  std::vector<std::vector<double>> w;
+  size_t taps = 0;
+  for (int64_t i = 0; i < out; ++i) {
+    const double center = scale * (static_cast<double>(i) + 0.5);
+    const int64_t xmin = std::max<int64_t>(static_cast<int64_t>(center - support + 0.5), 0);
+    const int64_t xsize = std::min<int64_t>(static_cast<int64_t>(center + support + 0.5), in) - xmin;
+    std::vector<int64_t> ii;
+    std::vector<double> ww;
+    double total = 0;
+    for (int64_t j = 0; j < xsize; ++j) {
+      ii.push_back(xmin + j);
+      ww.push_back(filter((static_cast<double>(j + xmin) - center + 0.5) * invscale));
+      total += ww.back();
+    }
+    for (double& v : ww) v = total != 0 ? v / total : 0.0;
+    taps = std::max(taps, ii.size());
+    idx.push_back(std::move(ii));
+    w.push_back(std::move(ww));
+  }
+  Tensor y;
+  for (size_t j = 0; j < taps; ++j) {
+    std::vector<int64_t> ij;
+    std::vector<double> wj;
+    for (int64_t i = 0; i < out; ++i) {
+      const bool has = j < idx[i].size();
+      ij.push_back(has ? idx[i][j] : 0);
+      wj.push_back(has ? w[i][j] : 0.0);
+    }
+    const Tensor term = take(x, dim, ij) * weights_along(wj, dim, x);
+    y = y.defined() ? y + term : term;
+  }
+  return y;
+}
 
 Tensor resize_dim(const Tensor& x, int64_t dim, int64_t out, const std::string& mode, bool align_corners,
                   std::optional<double> scale) {
@@ -114,7 +168,8 @@ Tensor interpolate(const Tensor& input, const std::optional<std::vector<int64_t>
   CTORCH_CHECK_NOT_IMPLEMENTED(dims >= 1 && dims <= 3, "Input Error: Only 3D, 4D and 5D input Tensors supported (got ",
                                input.dim(), "D) for the modes: nearest | linear | bilinear | bicubic | trilinear ",
                                "(got ", mode, ")");
-  CTORCH_CHECK_NOT_IMPLEMENTED(!antialias, "interpolate: antialias is not implemented");
+  CTORCH_CHECK_NOT_IMPLEMENTED(!antialias || (input.dim() == 4 && (mode == "bilinear" || mode == "bicubic")),
+                               "Anti-alias option is only supported for bilinear and bicubic modes");
   const bool interpolating = mode == "linear" || mode == "bilinear" || mode == "bicubic" || mode == "trilinear";
   CTORCH_CHECK_VALUE(!align_corners || interpolating, "align_corners option can only be set with the interpolating ",
                      "modes: linear | bilinear | bicubic | trilinear");
@@ -141,7 +196,8 @@ Tensor interpolate(const Tensor& input, const std::optional<std::vector<int64_t>
   }
   Tensor y = input;
   for (int64_t i = 0; i < dims; ++i)
-    y = resize_dim(y, 2 + i, out[i], mode, align_corners.value_or(false), scales[i]);
+    y = antialias ? resize_dim_aa(y, 2 + i, out[i], mode, align_corners.value_or(false), scales[i])
+                  : resize_dim(y, 2 + i, out[i], mode, align_corners.value_or(false), scales[i]);
   return y;
 }
 

@@ -80,6 +80,14 @@ TEST(NnLayersExtra, ValuesMatchPyTorch) {
   check("interp_nearest", F::interpolate(ar({1, 2, 3}), std::vector<int64_t>{7}), 14, 8.673214839, 5.456472951);
   check("interp_area", F::interpolate(ar({1, 2, 5, 7}), std::vector<int64_t>{3, 4}, std::nullopt, "area"), 24, -0.7295387778, -1.013567865);
   check("interp_trilinear", F::interpolate(xi, std::nullopt, std::vector<double>{1.5, 0.5, 2.0}, "trilinear"), 576, 1.280193164, -5.788373375);
+  check("aa_bilinear", F::interpolate(ar({1, 2, 9, 11}), std::vector<int64_t>{4, 5}, std::nullopt, "bilinear",
+                                     std::nullopt, std::nullopt, true), 40, 0.1310577418, -0.01661690177);
+  check("aa_bicubic", F::interpolate(ar({1, 2, 9, 11}), std::vector<int64_t>{4, 13}, std::nullopt, "bicubic", false,
+                                    std::nullopt, true), 104, 0.3854203712, -0.006839711103);
+  check("aa_bilinear_ac", F::interpolate(ar({1, 2, 9, 11}), std::nullopt, std::vector<double>{0.45}, "bilinear", true,
+                                        std::nullopt, true), 32, -0.08046252447, -0.03586073321);
+  check("nearest_exact", F::interpolate(ar({1, 2, 9, 11}), std::vector<int64_t>{4, 5}, std::nullopt, "nearest-exact"),
+        40, -2.939343959, -1.856180937);
   check("grid_bilinear_refl", F::grid_sample(ar({2, 2, 4, 5}), grid, "bilinear", "reflection", false), 48, 11.03527131, 2.421048955);
   check("grid_nearest_zero", F::grid_sample(ar({2, 2, 4, 5}), grid, "nearest", "zeros", true), 48, 8.378700682, 2.842574407);
   check("grid_border", F::grid_sample(ar({2, 2, 4, 5}), grid, "bilinear", "border", true), 48, 9.435056039, 2.557135367);

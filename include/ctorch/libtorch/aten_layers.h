@@ -88,3 +88,38 @@ inline ::ctorch::Tensor one_hot(const ::ctorch::Tensor& input, int64_t num_class
 }
 
 }  // namespace at
+
+namespace at::native {
+
+namespace layers_detail {
+/// interpolate with ATen's (output_size | scale_factors) pair.
+inline ::ctorch::Tensor upsample(const ::ctorch::Tensor& input, ::ctorch::OptionalIntArrayRef output_size,
+                                 std::optional<::ctorch::ArrayRef<double>> scale_factors, const char* mode,
+                                 std::optional<bool> align_corners, bool antialias) {
+  std::optional<std::vector<int64_t>> size;
+  std::optional<std::vector<double>> scales;
+  if (output_size) size = std::vector<int64_t>(output_size.value().begin(), output_size.value().end());
+  if (scale_factors) scales = std::vector<double>(scale_factors->begin(), scale_factors->end());
+  return ::ctorch::nn::functional::interpolate(input, size, scales, mode, align_corners, std::nullopt, antialias);
+}
+}  // namespace layers_detail
+
+/// at::native::_upsample_nearest_exact2d(input, output_size, scale_factors).
+inline ::ctorch::Tensor _upsample_nearest_exact2d(const ::ctorch::Tensor& input, ::ctorch::OptionalIntArrayRef output_size,
+                                                  std::optional<::ctorch::ArrayRef<double>> scale_factors) {
+  return layers_detail::upsample(input, output_size, scale_factors, "nearest-exact", std::nullopt, false);
+}
+/// at::native::_upsample_bilinear2d_aa(input, output_size, align_corners, scale_factors).
+inline ::ctorch::Tensor _upsample_bilinear2d_aa(const ::ctorch::Tensor& input, ::ctorch::OptionalIntArrayRef output_size,
+                                                bool align_corners,
+                                                std::optional<::ctorch::ArrayRef<double>> scale_factors) {
+  return layers_detail::upsample(input, output_size, scale_factors, "bilinear", align_corners, true);
+}
+/// at::native::_upsample_bicubic2d_aa(input, output_size, align_corners, scale_factors).
+inline ::ctorch::Tensor _upsample_bicubic2d_aa(const ::ctorch::Tensor& input, ::ctorch::OptionalIntArrayRef output_size,
+                                               bool align_corners,
+                                               std::optional<::ctorch::ArrayRef<double>> scale_factors) {
+  return layers_detail::upsample(input, output_size, scale_factors, "bicubic", align_corners, true);
+}
+
+}  // namespace at::native

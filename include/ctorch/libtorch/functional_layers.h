@@ -295,8 +295,12 @@ inline Tensor interpolate(const Tensor& input, const InterpolateFuncOptions& o) 
   CTORCH_CHECK_NOT_IMPLEMENTED(input.dim() >= 3 && input.dim() <= 5, "Input Error: Only 3D, 4D and 5D input Tensors ",
                                "supported (got ", input.dim(), "D) for the modes: nearest | linear | bilinear | ",
                                "bicubic | trilinear (got ", ::torch::enumtype::get_enum_name(o.mode()), ")");
-  return ::ctorch::nn::functional::interpolate(input, o.size(), o.scale_factor(), ::torch::enumtype::enum_name_native(o.mode()),
-                     o.align_corners(), o.recompute_scale_factor(), o.antialias());
+  // libtorch 1.13 accepts (and ignores) align_corners for kNearestExact, where Python refuses it.
+  const bool exact = std::holds_alternative<::torch::enumtype::kNearestExact>(o.mode());
+  return ::ctorch::nn::functional::interpolate(input, o.size(), o.scale_factor(),
+                                               ::torch::enumtype::enum_name_native(o.mode()),
+                                               exact ? std::nullopt : o.align_corners(), o.recompute_scale_factor(),
+                                               o.antialias());
 }
 /// F::grid_sample(input, grid, F::GridSampleFuncOptions()...).
 inline Tensor grid_sample(const Tensor& input, const Tensor& grid, const GridSampleFuncOptions& o) {
