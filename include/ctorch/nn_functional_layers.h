@@ -142,8 +142,9 @@ Tensor interpolate(const Tensor& input, const std::optional<std::vector<int64_t>
 Tensor grid_sample(const Tensor& input, const Tensor& grid, const std::string& mode = "bilinear",
                    const std::string& padding_mode = "zeros", std::optional<bool> align_corners = std::nullopt);
 /// torch.nn.functional.affine_grid: the sampling grid of theta [N, 2, 3] (size [N, C, H, W]) or
-/// [N, 3, 4] (size [N, C, D, H, W]).
-Tensor affine_grid(const Tensor& theta, IntArrayRef size, std::optional<bool> align_corners = std::nullopt);
+/// [N, 3, 4] (size [N, C, D, H, W]); align_corners nullopt is False (Python's default, passed
+/// explicitly here: the libtorch spelling's overload takes the shorter call).
+Tensor affine_grid(const Tensor& theta, IntArrayRef size, std::optional<bool> align_corners);
 
 // ---- dropout -----------------------------------------------------------------------------------
 /// torch.nn.functional.dropout3d: whole channels of [N, C, D, H, W] (or [C, D, H, W]).

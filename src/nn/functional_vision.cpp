@@ -270,8 +270,8 @@ Tensor base_axis(int64_t steps, bool align_corners, const TensorOptions& options
 }  // namespace
 
 Tensor affine_grid(const Tensor& theta, IntArrayRef size, std::optional<bool> align_corners) {
-  CTORCH_CHECK(theta.is_floating_point(), "Expected theta to have floating point type, but got ",
-               scalar_type_cpp_name(theta.scalar_type()));
+  CTORCH_CHECK_VALUE(theta.is_floating_point(), "Expected theta to have floating point type, but got ",
+                     dtype_name(theta.scalar_type()));
   const bool ac = align_corners.value_or(false);
   if (size.size() == 4) {
     CTORCH_CHECK(theta.dim() == 3 && theta.size(1) == 2 && theta.size(2) == 3,

@@ -151,6 +151,30 @@ TEST(NnLayersExtra, ErrorsAsPyTorch) {
   } catch (const NotImplementedError& e) {
     EXPECT_NE(std::string(e.what()).find("Input Error: Only 4D input Tensors are supported (got 3D)"), std::string::npos);
   }
-  EXPECT_THROW(F::affine_grid(ar({2, 2, 3}), {-1, 1, 2, 2}), Error);
+  EXPECT_THROW(F::affine_grid(ar({2, 2, 3}), {-1, 1, 2, 2}, std::nullopt), Error);
+  try {
+    F::affine_grid(ones({1, 2, 3}, kInt), {1, 1, 2, 2}, std::nullopt);
+    FAIL() << "expected an error";
+  } catch (const ValueError& e) {
+    EXPECT_STREQ(e.what(), "Expected theta to have floating point type, but got torch.int32");
+  }
   EXPECT_THROW(F::pdist(ar({2, 2, 2})), Error);
+}
+
+// Tensor.repeat (affine_grid's tests tile theta with it) and the % operator (one_hot's).
+TEST(NnLayersExtra, TensorRepeatAndRemainderOperator) {
+  const Tensor x = arange(6.0, kF64).reshape({2, 3}).requires_grad_();
+  const Tensor y = x.repeat({2, 1, 2});
+  EXPECT_EQ(y.sizes(), IntArrayRef({2, 2, 6}));
+  // torch.arange(6.).reshape(2, 3).repeat(2, 1, 2).flatten()[:14]
+  EXPECT_TRUE(y.flatten().slice(0, 0, 14).equal(tensor({0., 1., 2., 0., 1., 2., 3., 4., 5., 3., 4., 5., 0., 1.}, kF64)));
+  (y * y).sum().backward();
+  EXPECT_TRUE(x.grad().equal(x.detach() * 8));  // four copies of each element
+  EXPECT_TRUE((arange(7) % 3).equal(tensor({0, 1, 2, 0, 1, 2, 0}, kLong)));
+  try {
+    x.repeat({2});
+    FAIL() << "expected an error";
+  } catch (const Error& e) {
+    EXPECT_STREQ(e.what(), "Number of dimensions of repeat dims can not be smaller than number of dimensions of tensor");
+  }
 }

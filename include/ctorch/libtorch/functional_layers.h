@@ -302,6 +302,12 @@ inline Tensor interpolate(const Tensor& input, const InterpolateFuncOptions& o) 
                                                exact ? std::nullopt : o.align_corners(), o.recompute_scale_factor(),
                                                o.antialias());
 }
+/// F::affine_grid(theta, size, align_corners), with libtorch's dtype text ("... but got int").
+inline Tensor affine_grid(const Tensor& theta, const IntArrayRef& size, bool align_corners = false) {
+  CTORCH_CHECK(theta.is_floating_point(), "Expected theta to have floating point type, but got ",
+               type_meta_name(theta.scalar_type()));
+  return ::ctorch::nn::functional::affine_grid(theta, size, std::optional<bool>(align_corners));
+}
 /// F::grid_sample(input, grid, F::GridSampleFuncOptions()...).
 inline Tensor grid_sample(const Tensor& input, const Tensor& grid, const GridSampleFuncOptions& o) {
   return ::ctorch::nn::functional::grid_sample(input, grid, ::torch::enumtype::enum_name_native(o.mode()),
