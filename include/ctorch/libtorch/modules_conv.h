@@ -202,29 +202,29 @@ class ConvTransposeImplT : public ConvNdImpl<D, Derived> {
   }
 
  protected:
-  /// PyTorch's _ConvTransposeNd._output_padding.
+  /// libtorch's ConvTransposeNdImpl::_output_padding (its checks and texts).
   std::vector<int64_t> output_padding(const Tensor& input, const std::optional<IntArrayRef>& output_size,
                                       IntArrayRef stride, IntArrayRef padding, IntArrayRef kernel_size,
                                       IntArrayRef dilation) const {
     const auto& op = *this->options.output_padding();
     if (!output_size) return std::vector<int64_t>(op.begin(), op.end());
-    const int64_t k = static_cast<int64_t>(D);
+    const int64_t k = input.dim() - 2;
     std::vector<int64_t> out(output_size->begin(), output_size->end());
-    const auto given = static_cast<int64_t>(out.size());
-    if (given == k + 2 || given == k + 1) out.erase(out.begin(), out.begin() + (given - k));
-    CTORCH_CHECK_VALUE(static_cast<int64_t>(out.size()) == k, "ConvTranspose", D, "D: for ", input.dim(),
-                       "D input, output_size must have ", k, " or ", k + 2, " elements (got ", given, ")");
-    std::vector<int64_t> result;
+    if (static_cast<int64_t>(out.size()) == k + 2) out.erase(out.begin(), out.begin() + 2);
+    CTORCH_CHECK(static_cast<int64_t>(out.size()) == k, "output_size must have ", k, " or ", k + 2,
+                 " elements (got ", out.size(), ")");
+    std::vector<int64_t> min_sizes, max_sizes, result;
     for (int64_t d = 0; d < k; ++d) {
-      const int64_t dim_size = input.size(input.dim() - k + d);
-      const int64_t min_size =
-          (dim_size - 1) * stride[d] - 2 * padding[d] + dilation[d] * (kernel_size[d] - 1) + 1;
-      const int64_t max_size = min_size + stride[d] - 1;
-      CTORCH_CHECK_VALUE(out[d] >= min_size && out[d] <= max_size, "requested an output size of ", IntArrayRef(out),
-                         ", but valid sizes range from ", min_size, " to ", max_size, " (for an input of ",
-                         input.sizes().slice(2), ")");
-      result.push_back(out[d] - min_size);
+      const int64_t dim_size =
+          (input.size(d + 2) - 1) * stride[d] - 2 * padding[d] + dilation[d] * (kernel_size[d] - 1) + 1;
+      min_sizes.push_back(dim_size);
+      max_sizes.push_back(dim_size + stride[d] - 1);
     }
+    for (int64_t d = 0; d < k; ++d)
+      CTORCH_CHECK(out[d] >= min_sizes[d] && out[d] <= max_sizes[d], "requested an output size of ", IntArrayRef(out),
+                   ", but valid sizes range from ", IntArrayRef(min_sizes), " to ", IntArrayRef(max_sizes),
+                   " (for an input of ", input.sizes().slice(2), ")");
+    for (int64_t d = 0; d < k; ++d) result.push_back(out[d] - min_sizes[d]);
     return result;
   }
 };
