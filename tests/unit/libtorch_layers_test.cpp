@@ -34,3 +34,17 @@ TEST(LibtorchLayers, SamePaddingAndOptionErrors) {
   EXPECT_THROW(torch::nn::Dropout(1.5), ctorch::Error);
   EXPECT_THROW(torch::nn::FractionalMaxPool2d(torch::nn::FractionalMaxPool2dOptions(2)), ctorch::Error);
 }
+
+// The native reprs are Python's (values printed by python3-torch 1.13 for the same layers).
+TEST(LibtorchLayers, ReprsArePythons) {
+  using namespace torch::nn;  // NOLINT(google-build-using-namespace)
+  EXPECT_EQ(EmbeddingBag(EmbeddingBagOptions(10, 2).mode(torch::kSum))->repr(), "EmbeddingBag(10, 2, mode=sum)");
+  EXPECT_EQ(LayerNorm(LayerNormOptions({2, 2}))->repr(), "LayerNorm((2, 2), eps=1e-05, elementwise_affine=True)");
+  EXPECT_EQ(LocalResponseNorm(2)->repr(), "LocalResponseNorm(2, alpha=0.0001, beta=0.75, k=1.0)");
+  EXPECT_EQ(InstanceNorm2d(3)->repr(),
+            "InstanceNorm2d(3, eps=1e-05, momentum=0.1, affine=False, track_running_stats=False)");
+  EXPECT_EQ(Upsample(UpsampleOptions().scale_factor(std::vector<double>{2}).mode(torch::kBilinear))->repr(),
+            "Upsample(scale_factor=2.0, mode=bilinear)");
+  EXPECT_EQ(Fold(FoldOptions({4, 5}, 2))->repr(), "Fold(output_size=(4, 5), kernel_size=2, dilation=1, padding=0, stride=1)");
+  EXPECT_EQ(Unflatten(1, std::vector<int64_t>{2, 3})->repr(), "Unflatten(dim=1, unflattened_size=(2, 3))");
+}

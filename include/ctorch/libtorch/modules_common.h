@@ -44,6 +44,15 @@ std::string py_tuple(const Range& values) {
   return os.str();
 }
 
+/// Python's float text for the usual option values: "0.0001", "1e-05", "2.0".
+inline std::string py_float(double v) {
+  std::ostringstream os;
+  os << v;
+  std::string t = os.str();
+  if (t.find_first_of(".eEn") == std::string::npos) t += ".0";
+  return t;
+}
+
 /// Python's bool text.
 inline const char* py_bool(bool b) { return b ? "True" : "False"; }
 

@@ -152,6 +152,12 @@ class InstanceNormImpl : public NormImplBase<D, Derived, InstanceNormOptions> {
            << ", momentum=" << o.momentum() << ", affine=" << o.affine()
            << ", track_running_stats=" << o.track_running_stats() << ")";
   }
+  std::string extra_repr() const override {
+    const auto& o = this->options;
+    return std::to_string(o.num_features()) + ", eps=" + layers_detail::py_float(o.eps()) +
+           ", momentum=" + layers_detail::py_float(o.momentum()) + ", affine=" + layers_detail::py_bool(o.affine()) +
+           ", track_running_stats=" + layers_detail::py_bool(o.track_running_stats());
+  }
 };
 
 #define CTORCH_TORCH_NORM(Name, Base, D)                \
@@ -193,6 +199,10 @@ class LayerNormImpl : public layers_detail::LayerCloneable<LayerNormImpl> {
     stream << std::boolalpha << "torch::nn::LayerNorm(" << layers_detail::list_str(options.normalized_shape())
            << ", eps=" << options.eps() << ", elementwise_affine=" << options.elementwise_affine() << ")";
   }
+  std::string extra_repr() const override {
+    return layers_detail::py_tuple(options.normalized_shape()) + ", eps=" + layers_detail::py_float(options.eps()) +
+           ", elementwise_affine=" + layers_detail::py_bool(options.elementwise_affine());
+  }
   LayerNormOptions options;
   Tensor weight, bias;
 };
@@ -216,6 +226,10 @@ class GroupNormImpl : public layers_detail::LayerCloneable<GroupNormImpl> {
     stream << std::boolalpha << "torch::nn::GroupNorm(" << options.num_groups() << ", " << options.num_channels()
            << ", eps=" << options.eps() << ", affine=" << options.affine() << ")";
   }
+  std::string extra_repr() const override {
+    return std::to_string(options.num_groups()) + ", " + std::to_string(options.num_channels()) +
+           ", eps=" + layers_detail::py_float(options.eps()) + ", affine=" + layers_detail::py_bool(options.affine());
+  }
   GroupNormOptions options;
   Tensor weight, bias;
 };
@@ -232,6 +246,11 @@ class LocalResponseNormImpl : public layers_detail::LayerCloneable<LocalResponse
   void pretty_print(std::ostream& stream) const {
     stream << "torch::nn::LocalResponseNorm(" << options.size() << ", alpha=" << options.alpha()
            << ", beta=" << options.beta() << ", k=" << options.k() << ")";
+  }
+  std::string extra_repr() const override {
+    using layers_detail::py_float;
+    return std::to_string(options.size()) + ", alpha=" + py_float(options.alpha()) + ", beta=" + py_float(options.beta()) +
+           ", k=" + py_float(options.k());
   }
   LocalResponseNormOptions options;
 };
@@ -251,6 +270,11 @@ class CrossMapLRN2dImpl : public layers_detail::LayerCloneable<CrossMapLRN2dImpl
   void pretty_print(std::ostream& stream) const {
     stream << "torch::nn::CrossMapLRN2d(" << options.size() << ", alpha=" << options.alpha()
            << ", beta=" << options.beta() << ", k=" << options.k() << ")";
+  }
+  std::string extra_repr() const override {
+    using layers_detail::py_float;
+    return std::to_string(options.size()) + ", alpha=" + py_float(options.alpha()) + ", beta=" + py_float(options.beta()) +
+           ", k=" + std::to_string(options.k());
   }
   CrossMapLRN2dOptions options;
 };
@@ -354,6 +378,15 @@ class EmbeddingImpl : public layers_detail::LayerCloneable<EmbeddingImpl> {
     if (options.sparse()) stream << ", sparse=" << options.sparse();
     stream << ")";
   }
+  std::string extra_repr() const override {
+    std::string s = std::to_string(options.num_embeddings()) + ", " + std::to_string(options.embedding_dim());
+    if (options.padding_idx()) s += ", padding_idx=" + std::to_string(*options.padding_idx());
+    if (options.max_norm()) s += ", max_norm=" + layers_detail::py_float(*options.max_norm());
+    if (options.norm_type() != 2) s += ", norm_type=" + layers_detail::py_float(options.norm_type());
+    if (options.scale_grad_by_freq()) s += ", scale_grad_by_freq=True";
+    if (options.sparse()) s += ", sparse=True";
+    return s;
+  }
   EmbeddingOptions options;
   Tensor weight;
 };
@@ -425,6 +458,15 @@ class EmbeddingBagImpl : public layers_detail::LayerCloneable<EmbeddingBagImpl, 
     if (options.include_last_offset()) stream << ", include_last_offset=" << options.include_last_offset();
     if (options.padding_idx()) stream << ", padding_idx=" << *options.padding_idx();
     stream << ")";
+  }
+  std::string extra_repr() const override {
+    std::string s = std::to_string(options.num_embeddings()) + ", " + std::to_string(options.embedding_dim());
+    if (options.max_norm()) s += ", max_norm=" + layers_detail::py_float(*options.max_norm());
+    if (options.norm_type() != 2) s += ", norm_type=" + layers_detail::py_float(options.norm_type());
+    if (options.scale_grad_by_freq()) s += ", scale_grad_by_freq=True";
+    s += ", mode=" + enumtype::enum_name_native(options.mode());
+    if (options.padding_idx()) s += ", padding_idx=" + std::to_string(*options.padding_idx());
+    return s;
   }
   EmbeddingBagOptions options;
   Tensor weight;
@@ -503,6 +545,23 @@ class UpsampleImpl : public layers_detail::LayerCloneable<UpsampleImpl> {
     }
     stream << ", mode=" << enumtype::get_enum_name(options.mode()) << ")";
   }
+  std::string extra_repr() const override {
+    std::string s;
+    if (options.scale_factor()) {
+      const auto& f = *options.scale_factor();
+      if (f.size() == 1) {
+        s = "scale_factor=" + layers_detail::py_float(f[0]);
+      } else {
+        s = "scale_factor=(";
+        for (size_t i = 0; i < f.size(); ++i) s += (i ? ", " : "") + layers_detail::py_float(f[i]);
+        s += ")";
+      }
+    } else if (options.size()) {
+      s = "size=" + (options.size()->size() == 1 ? std::to_string((*options.size())[0])
+                                                 : layers_detail::py_tuple(*options.size()));
+    }
+    return s + ", mode=" + enumtype::enum_name_native(options.mode());
+  }
   UpsampleOptions options;
 };
 TORCH_MODULE(Upsample);
@@ -518,6 +577,7 @@ class PixelShuffleImpl : public layers_detail::LayerCloneable<PixelShuffleImpl> 
   void pretty_print(std::ostream& stream) const {
     stream << "torch::nn::PixelShuffle(upscale_factor=" << options.upscale_factor() << ")";
   }
+  std::string extra_repr() const override { return "upscale_factor=" + std::to_string(options.upscale_factor()); }
   PixelShuffleOptions options;
 };
 TORCH_MODULE(PixelShuffle);
@@ -533,6 +593,9 @@ class PixelUnshuffleImpl : public layers_detail::LayerCloneable<PixelUnshuffleIm
   }
   void pretty_print(std::ostream& stream) const {
     stream << "torch::nn::PixelUnshuffle(downscale_factor=" << options.downscale_factor() << ")";
+  }
+  std::string extra_repr() const override {
+    return "downscale_factor=" + std::to_string(options.downscale_factor());
   }
   PixelUnshuffleOptions options;
 };
@@ -583,6 +646,9 @@ class UnflattenImpl : public layers_detail::LayerCloneable<UnflattenImpl> {
     for (size_t i = 0; i < options.sizes().size(); ++i) stream << (i ? ", " : "") << options.sizes()[i];
     stream << "})";
   }
+  std::string extra_repr() const override {
+    return "dim=" + std::to_string(options.dim()) + ", unflattened_size=" + layers_detail::py_tuple(options.sizes());
+  }
   UnflattenOptions options;
 };
 TORCH_MODULE(Unflatten);
@@ -623,6 +689,11 @@ class BilinearImpl : public layers_detail::LayerCloneable<BilinearImpl, ::ctorch
     stream << std::boolalpha << "torch::nn::Bilinear(in1_features=" << options.in1_features()
            << ", in2_features=" << options.in2_features() << ", out_features=" << options.out_features()
            << ", bias=" << options.bias() << ")";
+  }
+  std::string extra_repr() const override {
+    return "in1_features=" + std::to_string(options.in1_features()) + ", in2_features=" +
+           std::to_string(options.in2_features()) + ", out_features=" + std::to_string(options.out_features()) +
+           ", bias=" + layers_detail::py_bool(options.bias());
   }
   BilinearOptions options;
   Tensor weight, bias;

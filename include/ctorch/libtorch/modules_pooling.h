@@ -155,6 +155,11 @@ class LPPoolImpl : public layers_detail::LayerCloneable<Derived> {
            << ", kernel_size=" << options.kernel_size() << ", stride=" << options.stride()
            << ", ceil_mode=" << options.ceil_mode() << ")";
   }
+  std::string extra_repr() const override {
+    using namespace layers_detail;  // NOLINT(google-build-using-namespace)
+    return "norm_type=" + py_float(options.norm_type()) + ", kernel_size=" + int_or_tuple(options.kernel_size()) +
+           ", stride=" + int_or_tuple(options.stride()) + ", ceil_mode=" + py_bool(options.ceil_mode());
+  }
   LPPoolOptions<D> options;
 };
 
@@ -177,6 +182,11 @@ class MaxUnpoolImpl : public layers_detail::LayerCloneable<Derived, ::ctorch::nn
   void pretty_print(std::ostream& stream) const {
     stream << "torch::nn::" << this->name() << "(kernel_size=" << options.kernel_size()
            << ", stride=" << options.stride() << ", padding=" << options.padding() << ")";
+  }
+  std::string extra_repr() const override {
+    using namespace layers_detail;  // NOLINT(google-build-using-namespace)
+    return "kernel_size=" + int_or_tuple(options.kernel_size()) + ", stride=" + int_or_tuple(options.stride()) +
+           ", padding=" + int_or_tuple(options.padding());
   }
   MaxUnpoolOptions<D> options;
 };
@@ -315,6 +325,12 @@ class FoldImpl : public layers_detail::LayerCloneable<FoldImpl> {
            << ", dilation=" << options.dilation() << ", padding=" << options.padding()
            << ", stride=" << options.stride() << ")";
   }
+  std::string extra_repr() const override {
+    using namespace layers_detail;  // NOLINT(google-build-using-namespace)
+    return "output_size=" + int_or_tuple(options.output_size()) + ", kernel_size=" + int_or_tuple(options.kernel_size()) +
+           ", dilation=" + int_or_tuple(options.dilation()) + ", padding=" + int_or_tuple(options.padding()) +
+           ", stride=" + int_or_tuple(options.stride());
+  }
   FoldOptions options;
 };
 TORCH_MODULE(Fold);
@@ -329,6 +345,11 @@ class UnfoldImpl : public layers_detail::LayerCloneable<UnfoldImpl> {
   void pretty_print(std::ostream& stream) const {
     stream << "torch::nn::Unfold(kernel_size=" << options.kernel_size() << ", dilation=" << options.dilation()
            << ", padding=" << options.padding() << ", stride=" << options.stride() << ")";
+  }
+  std::string extra_repr() const override {
+    using namespace layers_detail;  // NOLINT(google-build-using-namespace)
+    return "kernel_size=" + int_or_tuple(options.kernel_size()) + ", dilation=" + int_or_tuple(options.dilation()) +
+           ", padding=" + int_or_tuple(options.padding()) + ", stride=" + int_or_tuple(options.stride());
   }
   UnfoldOptions options;
 };
