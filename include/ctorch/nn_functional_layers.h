@@ -85,7 +85,8 @@ Tensor max_unpoolnd(int64_t dims, const Tensor& input, const Tensor& indices, In
 /// torch.nn.functional.unfold: the sliding blocks of [N, C, H, W] as columns [N, C * KH * KW, L] (4-d only, as 1.13).
 Tensor unfold(const Tensor& input, IntArrayRef kernel_size, IntArrayRef dilation = {1}, IntArrayRef padding = {0},
               IntArrayRef stride = {1});
-/// torch.nn.functional.fold: columns [N, C * KH * KW, L] summed back into [N, C, output_size] (or unbatched [C * KH * KW, L]).
+/// torch.nn.functional.fold: columns [N, C * KH * KW, L] summed back into [N, C, output_size] (or unbatched [C * KH *
+/// KW, L]).
 Tensor fold(const Tensor& input, IntArrayRef output_size, IntArrayRef kernel_size, IntArrayRef dilation = {1},
             IntArrayRef padding = {0}, IntArrayRef stride = {1});
 /// torch.nn.functional.pixel_shuffle: [*, C r^2, H, W] to [*, C, H r, W r].
@@ -103,8 +104,7 @@ Tensor instance_norm(const Tensor& input, const Tensor& running_mean = Tensor(),
 Tensor group_norm(const Tensor& input, int64_t num_groups, const Tensor& weight = Tensor(),
                   const Tensor& bias = Tensor(), double eps = 1e-5);
 /// torch.nn.functional.local_response_norm over neighbouring channels.
-Tensor local_response_norm(const Tensor& input, int64_t size, double alpha = 1e-4, double beta = 0.75,
-                           double k = 1.0);
+Tensor local_response_norm(const Tensor& input, int64_t size, double alpha = 1e-4, double beta = 0.75, double k = 1.0);
 /// torch.nn.functional.normalize: input / max(||input||_p over dim, eps).
 Tensor normalize(const Tensor& input, double p = 2.0, int64_t dim = 1, double eps = 1e-12);
 

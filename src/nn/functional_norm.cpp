@@ -71,8 +71,7 @@ Tensor group_norm(const Tensor& input, int64_t num_groups, const Tensor& weight,
 }
 
 Tensor local_response_norm(const Tensor& input, int64_t size, double alpha, double beta, double k) {
-  CTORCH_CHECK_VALUE(input.dim() >= 3, "Expected 3D or higher dimensionality input (got ", input.dim(),
-                     " dimensions)");
+  CTORCH_CHECK_VALUE(input.dim() >= 3, "Expected 3D or higher dimensionality input (got ", input.dim(), " dimensions)");
   if (input.numel() == 0) return input;
   // The mean of x^2 over `size` neighbouring channels (zero padded: size / 2 before, (size - 1) / 2 after).
   const Tensor sq = input.mul(input);
@@ -167,7 +166,8 @@ Tensor embedding_bag(const Tensor& input, const Tensor& weight, const Tensor& of
   Tensor flat = input, starts;
   std::vector<int64_t> bounds;
   if (input.dim() == 2) {
-    CTORCH_CHECK(!offsets.defined(), "if input is 2D, then offsets has to be None, as input is treated is a mini-batch ",
+    CTORCH_CHECK(!offsets.defined(),
+                 "if input is 2D, then offsets has to be None, as input is treated is a mini-batch ",
                  "of fixed length sequences. However, found offsets of type Tensor");
     for (int64_t b = 0; b <= input.size(0); ++b) bounds.push_back(b * input.size(1));
     flat = input.reshape({-1});

@@ -20,8 +20,8 @@ namespace detail {
 
 std::vector<int64_t> expand_arg(IntArrayRef v, int64_t n, const char* op, const char* what) {
   if (v.size() == 1) return std::vector<int64_t>(static_cast<size_t>(n), v[0]);
-  CTORCH_CHECK(static_cast<int64_t>(v.size()) == n, op, ": ", what, " must either be a single int, or a tuple of ",
-               n, " ints");
+  CTORCH_CHECK(static_cast<int64_t>(v.size()) == n, op, ": ", what, " must either be a single int, or a tuple of ", n,
+               " ints");
   return std::vector<int64_t>(v.begin(), v.end());
 }
 
@@ -120,8 +120,7 @@ Tensor pad(const Tensor& input, IntArrayRef pad, const std::string& mode, double
   }
   CTORCH_CHECK_NOT_IMPLEMENTED(mode == "reflect" || mode == "replicate" || mode == "circular",
                                "Unrecognised padding mode ", mode);
-  CTORCH_CHECK(value == 0.0, "Padding mode \"", mode,
-               "\"\" doesn't take in value argument");
+  CTORCH_CHECK(value == 0.0, "Padding mode \"", mode, "\"\" doesn't take in value argument");
   CTORCH_CHECK_NOT_IMPLEMENTED(n <= 3 && input.dim() >= n + 1 && input.dim() <= n + 2,
                                "Only 2D, 3D, 4D, 5D padding with non-constant padding are supported for now");
   Tensor out = input;
@@ -133,8 +132,7 @@ Tensor pad(const Tensor& input, IntArrayRef pad, const std::string& mode, double
                    "input dimension, but got: padding (", left, ", ", right, ") at dimension ", dim, " of input ",
                    input.sizes());
     if (mode == "circular")
-      CTORCH_CHECK(left <= size && right <= size,
-                   "Padding value causes wrapping around more than once.");
+      CTORCH_CHECK(left <= size && right <= size, "Padding value causes wrapping around more than once.");
     CTORCH_CHECK(size > 0 || (left <= 0 && right <= 0), "Expected a non-empty input dimension ", dim, " to pad");
     std::vector<int64_t> src;
     for (int64_t j = -left; j < size + right; ++j) src.push_back(pad_source(j, size, mode));
@@ -147,8 +145,8 @@ Tensor pad(const Tensor& input, IntArrayRef pad, const std::string& mode, double
 
 Tensor conv3d(const Tensor& input, const Tensor& weight, const Tensor& bias, IntArrayRef stride, IntArrayRef padding,
               IntArrayRef dilation, int64_t groups) {
-  CTORCH_CHECK(weight.defined() && weight.dim() == 5, "expected a 5-dimensional weight for conv3d, but got weight of size ",
-               weight.sizes());
+  CTORCH_CHECK(weight.defined() && weight.dim() == 5,
+               "expected a 5-dimensional weight for conv3d, but got weight of size ", weight.sizes());
   bool unbatched = false;
   CTORCH_CHECK(input.dim() == 4 || input.dim() == 5,
                "Expected 4D (unbatched) or 5D (batched) input to conv3d, but got input of size: ", input.sizes());
@@ -164,9 +162,9 @@ Tensor conv3d(const Tensor& input, const Tensor& weight, const Tensor& bias, Int
   std::vector<int64_t> k{weight.size(2), weight.size(3), weight.size(4)}, out(3);
   for (int i = 0; i < 3; ++i) {
     out[i] = (xp.size(2 + i) - dl[i] * (k[i] - 1) - 1) / s[i] + 1;
-    CTORCH_CHECK(out[i] > 0 && xp.size(2 + i) >= dl[i] * (k[i] - 1) + 1,
-                 "Calculated padded input size per channel: (", xp.size(2), " x ", xp.size(3), " x ", xp.size(4),
-                 "). Kernel size: (", k[0], " x ", k[1], " x ", k[2], "). Kernel size can't be greater than actual input size");
+    CTORCH_CHECK(out[i] > 0 && xp.size(2 + i) >= dl[i] * (k[i] - 1) + 1, "Calculated padded input size per channel: (",
+                 xp.size(2), " x ", xp.size(3), " x ", xp.size(4), "). Kernel size: (", k[0], " x ", k[1], " x ", k[2],
+                 "). Kernel size can't be greater than actual input size");
   }
   const int64_t cg = c / groups, ocg = oc / groups, taps = k[0] * k[1] * k[2], positions = out[0] * out[1] * out[2];
   std::vector<Tensor> outs;
@@ -192,11 +190,11 @@ Tensor conv_transpose3d(const Tensor& input, const Tensor& weight, const Tensor&
   const auto p = expand_arg(padding, 3, "conv_transpose3d", "padding");
   const auto op = expand_arg(output_padding, 3, "conv_transpose3d", "output_padding");
   const auto dl = expand_arg(dilation, 3, "conv_transpose3d", "dilation");
-  CTORCH_CHECK(x.size(1) == weight.size(0), "Given transposed=1, weight of size ", weight.sizes(),
-               ", expected input", x.sizes(), " to have ", weight.size(0), " channels, but got ", x.size(1),
-               " channels instead");
+  CTORCH_CHECK(x.size(1) == weight.size(0), "Given transposed=1, weight of size ", weight.sizes(), ", expected input",
+               x.sizes(), " to have ", weight.size(0), " channels, but got ", x.size(1), " channels instead");
   for (int i = 0; i < 3; ++i)
-    CTORCH_CHECK(op[i] < s[i] || op[i] < dl[i], "output padding must be smaller than either stride or dilation, but got output_padding_",
+    CTORCH_CHECK(op[i] < s[i] || op[i] < dl[i],
+                 "output padding must be smaller than either stride or dilation, but got output_padding_",
                  "depth: ", op[i], " stride: ", s[i], " dilation: ", dl[i]);
   // Zeros between the input's elements (the stride), then the padding a full convolution needs.
   for (int64_t i = 0; i < 3; ++i) {
@@ -227,18 +225,24 @@ Tensor conv_transpose3d(const Tensor& input, const Tensor& weight, const Tensor&
 Tensor convnd(const Tensor& input, const Tensor& weight, const Tensor& bias, IntArrayRef stride, IntArrayRef padding,
               IntArrayRef dilation, int64_t groups) {
   switch (weight.dim()) {
-    case 3: return ::ctorch::conv1d(input, weight, bias, stride, padding, dilation, groups);
-    case 4: return ::ctorch::conv2d(input, weight, bias, stride, padding, dilation, groups);
-    default: return conv3d(input, weight, bias, stride, padding, dilation, groups);
+    case 3:
+      return ::ctorch::conv1d(input, weight, bias, stride, padding, dilation, groups);
+    case 4:
+      return ::ctorch::conv2d(input, weight, bias, stride, padding, dilation, groups);
+    default:
+      return conv3d(input, weight, bias, stride, padding, dilation, groups);
   }
 }
 
 Tensor conv_transposend(const Tensor& input, const Tensor& weight, const Tensor& bias, IntArrayRef stride,
                         IntArrayRef padding, IntArrayRef output_padding, int64_t groups, IntArrayRef dilation) {
   switch (weight.dim()) {
-    case 3: return ::ctorch::conv_transpose1d(input, weight, bias, stride, padding, output_padding, groups, dilation);
-    case 4: return ::ctorch::conv_transpose2d(input, weight, bias, stride, padding, output_padding, groups, dilation);
-    default: return conv_transpose3d(input, weight, bias, stride, padding, output_padding, groups, dilation);
+    case 3:
+      return ::ctorch::conv_transpose1d(input, weight, bias, stride, padding, output_padding, groups, dilation);
+    case 4:
+      return ::ctorch::conv_transpose2d(input, weight, bias, stride, padding, output_padding, groups, dilation);
+    default:
+      return conv_transpose3d(input, weight, bias, stride, padding, output_padding, groups, dilation);
   }
 }
 
@@ -284,7 +288,8 @@ std::tuple<Tensor, Tensor> max_poolnd_with_indices(int64_t dims, const Tensor& i
   if (dims == 1) {
     CTORCH_CHECK(input.dim() == 2 || input.dim() == 3, "max_pool1d() Expected 2D or 3D input tensor, but got ",
                  input.sizes());
-    auto [v, i] = ::ctorch::max_pool2d_with_indices(input.unsqueeze(-2), {1, k[0]}, {1, s[0]}, {0, p[0]}, {1, dl[0]}, ceil_mode);
+    auto [v, i] =
+        ::ctorch::max_pool2d_with_indices(input.unsqueeze(-2), {1, k[0]}, {1, s[0]}, {0, p[0]}, {1, dl[0]}, ceil_mode);
     return {v.squeeze(-2), i.squeeze(-2)};
   }
   bool unbatched = false;
@@ -338,8 +343,8 @@ Tensor avg_poolnd(int64_t dims, const Tensor& input, IntArrayRef kernel_size, In
   if (dims == 1) {
     CTORCH_CHECK(input.dim() == 2 || input.dim() == 3, "avg_pool1d() Expected 2D or 3D input tensor, but got ",
                  input.sizes());
-    return ::ctorch::avg_pool2d(input.unsqueeze(-2), IntArrayRef{1, k[0]}, {1, s[0]}, {0, p[0]}, ceil_mode, count_include_pad,
-                      divisor_override)
+    return ::ctorch::avg_pool2d(input.unsqueeze(-2), IntArrayRef{1, k[0]}, {1, s[0]}, {0, p[0]}, ceil_mode,
+                                count_include_pad, divisor_override)
         .squeeze(-2);
   }
   CTORCH_CHECK(!divisor_override || *divisor_override != 0, "divisor must be not zero");
@@ -370,20 +375,20 @@ Tensor avg_poolnd(int64_t dims, const Tensor& input, IntArrayRef kernel_size, In
   return unbatched ? y.squeeze(0) : y;
 }
 
-Tensor avg_pool1d(const Tensor& input, IntArrayRef kernel_size, IntArrayRef stride, IntArrayRef padding,
-                  bool ceil_mode, bool count_include_pad) {
+Tensor avg_pool1d(const Tensor& input, IntArrayRef kernel_size, IntArrayRef stride, IntArrayRef padding, bool ceil_mode,
+                  bool count_include_pad) {
   return avg_poolnd(1, input, kernel_size, stride, padding, ceil_mode, count_include_pad);
 }
 
-Tensor avg_pool3d(const Tensor& input, IntArrayRef kernel_size, IntArrayRef stride, IntArrayRef padding,
-                  bool ceil_mode, bool count_include_pad, std::optional<int64_t> divisor_override) {
+Tensor avg_pool3d(const Tensor& input, IntArrayRef kernel_size, IntArrayRef stride, IntArrayRef padding, bool ceil_mode,
+                  bool count_include_pad, std::optional<int64_t> divisor_override) {
   return avg_poolnd(3, input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override);
 }
 
 namespace {
 // The adaptive output sizes, a nullopt keeping the input's.
-std::vector<int64_t> adaptive_sizes(const Tensor& x, int64_t dims, const std::vector<std::optional<int64_t>>& output_size,
-                                    const char* op) {
+std::vector<int64_t> adaptive_sizes(const Tensor& x, int64_t dims,
+                                    const std::vector<std::optional<int64_t>>& output_size, const char* op) {
   CTORCH_CHECK(static_cast<int64_t>(output_size.size()) == dims || output_size.size() == 1, op,
                ": output_size must be ", dims, " values");
   std::vector<int64_t> out;
@@ -474,8 +479,8 @@ Tensor max_unpoolnd(int64_t dims, const Tensor& input, const Tensor& indices, In
                  " or ", dims + lead, " elements, but it has a length of '", output_size->size(), "'");
     for (int64_t i = 0; i < dims; ++i) {
       const int64_t lo = defaults[i] - s[i], hi = defaults[i] + s[i];
-      CTORCH_CHECK(lo < given[i] && given[i] < hi, "invalid output_size \"", IntArrayRef(*output_size),
-                   "\" (dim ", i, " must be between ", lo, " and ", hi, ")");
+      CTORCH_CHECK(lo < given[i] && given[i] < hi, "invalid output_size \"", IntArrayRef(*output_size), "\" (dim ", i,
+                   " must be between ", lo, " and ", hi, ")");
     }
     out = given;
   }
@@ -532,8 +537,8 @@ Tensor fold(const Tensor& input, IntArrayRef output_size, IntArrayRef kernel_siz
   const int64_t bh = (hp - dl[0] * (k[0] - 1) - 1) / s[0] + 1, bw = (wp - dl[1] * (k[1] - 1) - 1) / s[1] + 1;
   CTORCH_CHECK(x.size(2) == bh * bw, "Given output_size=(", o[0], ", ", o[1], "), kernel_size=(", k[0], ", ", k[1],
                "), dilation=(", dl[0], ", ", dl[1], "), padding=(", p[0], ", ", p[1], "), stride=(", s[0], ", ", s[1],
-               "), expected size of input's dimension 2 to match the calculated number of sliding blocks ", bh,
-               " * ", bw, " = ", bh * bw, ", but got input.size(2)=", x.size(2), ".");
+               "), expected size of input's dimension 2 to match the calculated number of sliding blocks ", bh, " * ",
+               bw, " = ", bh * bw, ", but got input.size(2)=", x.size(2), ".");
   // Padded-plane position of each (kernel tap, block): [KH, KW, BH, BW] flattened to [K * L].
   const Device dev = x.device();
   const Tensor rows = detail::arange_along(k[0], 0, 4, dev) * dl[0] + detail::arange_along(bh, 2, 4, dev) * s[0];
@@ -594,7 +599,8 @@ Tensor pixel_unshuffle(const Tensor& input, int64_t downscale_factor) {
 
 namespace ctorch::nn::functional {
 
-std::tuple<Tensor, Tensor> fractional_max_poolnd_with_indices(int64_t dims, const Tensor& input, IntArrayRef kernel_size,
+std::tuple<Tensor, Tensor> fractional_max_poolnd_with_indices(int64_t dims, const Tensor& input,
+                                                              IntArrayRef kernel_size,
                                                               const std::optional<std::vector<int64_t>>& output_size,
                                                               const std::optional<std::vector<double>>& output_ratio,
                                                               const Tensor& random_samples) {
@@ -628,7 +634,8 @@ std::tuple<Tensor, Tensor> fractional_max_poolnd_with_indices(int64_t dims, cons
   std::vector<int64_t> flat_shape{planes};
   flat_shape.insert(flat_shape.end(), plane.begin(), plane.end());
   Tensor values = x.reshape(flat_shape);
-  Tensor where_from = arange(numel, TensorOptions(kLong).device(x.device())).view(plane).unsqueeze(0).expand(flat_shape);
+  Tensor where_from =
+      arange(numel, TensorOptions(kLong).device(x.device())).view(plane).unsqueeze(0).expand(flat_shape);
   const TensorOptions idx = TensorOptions(kLong).device(x.device());
   for (int64_t d = 0; d < dims; ++d) {
     // Window starts per plane (PyTorch's generate_intervals), then the k taps of each window.
@@ -639,9 +646,9 @@ std::tuple<Tensor, Tensor> fractional_max_poolnd_with_indices(int64_t dims, cons
       // PyTorch's sample order: (w, h) for 2-d planes, (t, h, w) for 3-d.
       const double s = u[static_cast<size_t>(p * dims + (dims == 2 ? 1 - d : d))];
       for (int64_t i = 0; i < o; ++i) {
-        const int64_t start = i == o - 1 ? in - k[d]
-                                         : static_cast<int64_t>((static_cast<double>(i) + s) * alpha) -
-                                               static_cast<int64_t>(s * alpha);
+        const int64_t start =
+            i == o - 1 ? in - k[d]
+                       : static_cast<int64_t>((static_cast<double>(i) + s) * alpha) - static_cast<int64_t>(s * alpha);
         for (int64_t j = 0; j < k[d]; ++j) taps.push_back(start + j);
       }
     }

@@ -101,8 +101,8 @@ Tensor resize_dim(const Tensor& x, int64_t dim, int64_t out, const std::string& 
     const double s = scale && *scale > 0 ? 1.0 / *scale : static_cast<double>(in) / static_cast<double>(out);
     std::vector<int64_t> idx;
     for (int64_t i = 0; i < out; ++i) {
-      const double src = mode == "nearest" ? std::floor(static_cast<double>(i) * s)
-                                           : std::floor((static_cast<double>(i) + 0.5) * s);
+      const double src =
+          mode == "nearest" ? std::floor(static_cast<double>(i) * s) : std::floor((static_cast<double>(i) + 0.5) * s);
       idx.push_back(std::min<int64_t>(static_cast<int64_t>(src), in - 1));
     }
     return take(x, dim, idx);
@@ -175,7 +175,10 @@ Tensor interpolate(const Tensor& input, const std::optional<std::vector<int64_t>
                      "modes: linear | bilinear | bicubic | trilinear");
   CTORCH_CHECK_VALUE(size || scale_factor, "either size or scale_factor should be defined");
   CTORCH_CHECK_VALUE(!(size && scale_factor), "only one of size or scale_factor should be defined");
-  const int64_t want = mode == "linear" ? 1 : mode == "bilinear" || mode == "bicubic" ? 2 : mode == "trilinear" ? 3 : dims;
+  const int64_t want = mode == "linear"                          ? 1
+                       : mode == "bilinear" || mode == "bicubic" ? 2
+                       : mode == "trilinear"                     ? 3
+                                                                 : dims;
   CTORCH_CHECK_NOT_IMPLEMENTED(want == dims, "Got ", input.dim(), "D input, but ", mode, " mode needs ", want + 2,
                                "D input");
   std::vector<int64_t> out(static_cast<size_t>(dims));
@@ -226,8 +229,9 @@ Tensor grid_sample(const Tensor& input, const Tensor& grid, const std::string& m
   CTORCH_CHECK(input.dim() == 4 && grid.dim() == 4 && grid.size(3) == 2,
                "grid_sample(): expected 4D input and grid [N, H, W, 2] (only the 2-d form is implemented), but got ",
                input.sizes(), " and ", grid.sizes());
-  CTORCH_CHECK(input.size(0) == grid.size(0), "grid_sampler(): expected grid and input to have same batch size, but got ",
-               "input with sizes ", input.sizes(), " and grid with sizes ", grid.sizes());
+  CTORCH_CHECK(input.size(0) == grid.size(0),
+               "grid_sampler(): expected grid and input to have same batch size, but got ", "input with sizes ",
+               input.sizes(), " and grid with sizes ", grid.sizes());
   CTORCH_CHECK_VALUE(mode == "bilinear" || mode == "nearest",
                      "nn.functional.grid_sample(): expected mode to be 'bilinear', 'nearest' or 'bicubic', but got: '",
                      mode, "'");

@@ -21,4 +21,4 @@ Tensor Tensor::repeat(IntArrayRef repeats) const {
   return reshape(padded).reshape(interleaved).expand(expanded).reshape(result);
 }
 
-}  // namespace ctorch::api
+}  // namespace ctorch::inline api

@@ -19,12 +19,14 @@ TEST(LibtorchLayers, HoldersCloneChainAndPrint) {
 
   torch::nn::Sequential seq(conv, bn, torch::nn::MaxPool3d(2), torch::nn::Flatten());
   EXPECT_EQ(seq->forward(torch::randn({2, 2, 4, 4, 4})).sizes(), torch::IntArrayRef({2, 32}));
-  EXPECT_EQ(conv->repr(), "Conv3d(2, 4, kernel_size=(3, 3, 3), stride=(1, 1, 1), padding=(1, 1, 1), "
-                          "padding_mode=circular)");
+  EXPECT_EQ(conv->repr(),
+            "Conv3d(2, 4, kernel_size=(3, 3, 3), stride=(1, 1, 1), padding=(1, 1, 1), "
+            "padding_mode=circular)");
   std::ostringstream os;
   conv->pretty_print(os);
-  EXPECT_EQ(os.str(), "torch::nn::Conv3d(2, 4, kernel_size=[3, 3, 3], stride=[1, 1, 1], padding=[1, 1, 1], "
-                      "padding_mode=kCircular)");
+  EXPECT_EQ(os.str(),
+            "torch::nn::Conv3d(2, 4, kernel_size=[3, 3, 3], stride=[1, 1, 1], padding=[1, 1, 1], "
+            "padding_mode=kCircular)");
 }
 
 TEST(LibtorchLayers, SamePaddingAndOptionErrors) {
@@ -45,6 +47,7 @@ TEST(LibtorchLayers, ReprsArePythons) {
             "InstanceNorm2d(3, eps=1e-05, momentum=0.1, affine=False, track_running_stats=False)");
   EXPECT_EQ(Upsample(UpsampleOptions().scale_factor(std::vector<double>{2}).mode(torch::kBilinear))->repr(),
             "Upsample(scale_factor=2.0, mode=bilinear)");
-  EXPECT_EQ(Fold(FoldOptions({4, 5}, 2))->repr(), "Fold(output_size=(4, 5), kernel_size=2, dilation=1, padding=0, stride=1)");
+  EXPECT_EQ(Fold(FoldOptions({4, 5}, 2))->repr(),
+            "Fold(output_size=(4, 5), kernel_size=2, dilation=1, padding=0, stride=1)");
   EXPECT_EQ(Unflatten(1, std::vector<int64_t>{2, 3})->repr(), "Unflatten(dim=1, unflattened_size=(2, 3))");
 }

@@ -58,7 +58,9 @@ inline std::tuple<::ctorch::Tensor, ::ctorch::Tensor, ::ctorch::Tensor, ::ctorch
   return {::ctorch::nn::functional::embedding_bag(indices, weight, offsets, names[mode],
                                                   per_sample_weights.value_or(::ctorch::Tensor()), include_last_offset,
                                                   padding_idx),
-          {}, {}, {}};
+          {},
+          {},
+          {}};
 }
 /// at::pairwise_distance(x1, x2, p, eps, keepdim).
 inline ::ctorch::Tensor pairwise_distance(const ::ctorch::Tensor& x1, const ::ctorch::Tensor& x2, double p = 2,
@@ -105,13 +107,14 @@ inline ::ctorch::Tensor upsample(const ::ctorch::Tensor& input, ::ctorch::Option
 }  // namespace layers_detail
 
 /// at::native::_upsample_nearest_exact2d(input, output_size, scale_factors).
-inline ::ctorch::Tensor _upsample_nearest_exact2d(const ::ctorch::Tensor& input, ::ctorch::OptionalIntArrayRef output_size,
+inline ::ctorch::Tensor _upsample_nearest_exact2d(const ::ctorch::Tensor& input,
+                                                  ::ctorch::OptionalIntArrayRef output_size,
                                                   std::optional<::ctorch::ArrayRef<double>> scale_factors) {
   return layers_detail::upsample(input, output_size, scale_factors, "nearest-exact", std::nullopt, false);
 }
 /// at::native::_upsample_bilinear2d_aa(input, output_size, align_corners, scale_factors).
-inline ::ctorch::Tensor _upsample_bilinear2d_aa(const ::ctorch::Tensor& input, ::ctorch::OptionalIntArrayRef output_size,
-                                                bool align_corners,
+inline ::ctorch::Tensor _upsample_bilinear2d_aa(const ::ctorch::Tensor& input,
+                                                ::ctorch::OptionalIntArrayRef output_size, bool align_corners,
                                                 std::optional<::ctorch::ArrayRef<double>> scale_factors) {
   return layers_detail::upsample(input, output_size, scale_factors, "bilinear", align_corners, true);
 }

@@ -9,11 +9,11 @@
 #include <tuple>
 
 #include "ctorch/conv.h"
+#include "ctorch/libtorch/options_conv_pool.h"
+#include "ctorch/libtorch/options_layers.h"
 #include "ctorch/nn_conv.h"
 #include "ctorch/nn_functional.h"
 #include "ctorch/nn_functional_layers.h"
-#include "ctorch/libtorch/options_conv_pool.h"
-#include "ctorch/libtorch/options_layers.h"
 
 namespace ctorch::nn::functional {
 
@@ -21,7 +21,8 @@ namespace libtorch_detail {
 /// The numeric padding of a conv padding variant, or its name ("valid" / "same").
 template <size_t D>
 std::variant<std::vector<int64_t>, std::string> conv_padding(const ::torch::nn::detail::conv_padding_t<D>& p) {
-  if (const auto* sizes = std::get_if<ExpandingArray<D>>(&p)) return std::vector<int64_t>((*sizes)->begin(), (*sizes)->end());
+  if (const auto* sizes = std::get_if<ExpandingArray<D>>(&p))
+    return std::vector<int64_t>((*sizes)->begin(), (*sizes)->end());
   return std::holds_alternative<::torch::enumtype::kValid>(p) ? std::string("valid") : std::string("same");
 }
 /// A convolution of D spatial dims with libtorch's options.
@@ -29,15 +30,16 @@ template <size_t D>
 Tensor conv(const Tensor& input, const Tensor& weight, const ConvFuncOptions<D>& o) {
   auto padding = conv_padding<D>(o.padding());
   if (const auto* name = std::get_if<std::string>(&padding))
-    return ::ctorch::nn::functional::conv_padding_mode(input, weight, o.bias(), *o.stride(), *name, *o.dilation(), o.groups());
-  return ::ctorch::nn::functional::convnd(input, weight, o.bias(), *o.stride(), std::get<std::vector<int64_t>>(padding), *o.dilation(),
-                o.groups());
+    return ::ctorch::nn::functional::conv_padding_mode(input, weight, o.bias(), *o.stride(), *name, *o.dilation(),
+                                                       o.groups());
+  return ::ctorch::nn::functional::convnd(input, weight, o.bias(), *o.stride(), std::get<std::vector<int64_t>>(padding),
+                                          *o.dilation(), o.groups());
 }
 /// A transposed convolution of D spatial dims with libtorch's options.
 template <size_t D>
 Tensor conv_transpose(const Tensor& input, const Tensor& weight, const ConvTransposeFuncOptions<D>& o) {
-  return ::ctorch::nn::functional::conv_transposend(input, weight, o.bias(), *o.stride(), *o.padding(), *o.output_padding(), o.groups(),
-                          *o.dilation());
+  return ::ctorch::nn::functional::conv_transposend(input, weight, o.bias(), *o.stride(), *o.padding(),
+                                                    *o.output_padding(), o.groups(), *o.dilation());
 }
 /// An ExpandingArray's values as a vector.
 template <size_t D, class T>
@@ -203,7 +205,8 @@ inline Tensor pad(const Tensor& input, const PadFuncOptions& o) {
 }
 /// F::fold(input, F::FoldFuncOptions(output_size, kernel_size)...).
 inline Tensor fold(const Tensor& input, const FoldFuncOptions& o) {
-  return ::ctorch::nn::functional::fold(input, *o.output_size(), *o.kernel_size(), *o.dilation(), *o.padding(), *o.stride());
+  return ::ctorch::nn::functional::fold(input, *o.output_size(), *o.kernel_size(), *o.dilation(), *o.padding(),
+                                        *o.stride());
 }
 /// F::unfold(input, F::UnfoldFuncOptions(kernel_size)...).
 inline Tensor unfold(const Tensor& input, const UnfoldFuncOptions& o) {
@@ -223,12 +226,13 @@ inline Tensor pixel_unshuffle(const Tensor& input, const PixelUnshuffleFuncOptio
 inline Tensor batch_norm(const Tensor& input, const Tensor& running_mean, const Tensor& running_var,
                          const BatchNormFuncOptions& o) {
   CTORCH_CHECK_NOT_IMPLEMENTED(o.momentum().has_value(), "batch_norm with momentum=None is not implemented");
-  return ::ctorch::nn::functional::batch_norm(input, running_mean, running_var, o.weight(), o.bias(), o.training(), *o.momentum(), o.eps());
+  return ::ctorch::nn::functional::batch_norm(input, running_mean, running_var, o.weight(), o.bias(), o.training(),
+                                              *o.momentum(), o.eps());
 }
 /// F::instance_norm(input, F::InstanceNormFuncOptions()...).
 inline Tensor instance_norm(const Tensor& input, const InstanceNormFuncOptions& o) {
-  return ::ctorch::nn::functional::instance_norm(input, o.running_mean(), o.running_var(), o.weight(), o.bias(), o.use_input_stats(),
-                       o.momentum(), o.eps());
+  return ::ctorch::nn::functional::instance_norm(input, o.running_mean(), o.running_var(), o.weight(), o.bias(),
+                                                 o.use_input_stats(), o.momentum(), o.eps());
 }
 /// F::layer_norm(input, F::LayerNormFuncOptions(shape)...).
 inline Tensor layer_norm(const Tensor& input, const LayerNormFuncOptions& o) {
@@ -285,8 +289,9 @@ inline Tensor embedding_bag(const Tensor& input, const Tensor& weight, const Emb
     Tensor w = weight;
     ::ctorch::nn::functional::embedding_renorm_(w, input, *o.max_norm(), o.norm_type());
   }
-  return ::ctorch::nn::functional::embedding_bag(input, weight, o.offsets(), ::torch::enumtype::enum_name_native(o.mode()),
-                       o.per_sample_weights(), o.include_last_offset(), o.padding_idx());
+  return ::ctorch::nn::functional::embedding_bag(input, weight, o.offsets(),
+                                                 ::torch::enumtype::enum_name_native(o.mode()), o.per_sample_weights(),
+                                                 o.include_last_offset(), o.padding_idx());
 }
 
 // ---- resampling ------------------------------------------------------------------------------------
@@ -297,10 +302,9 @@ inline Tensor interpolate(const Tensor& input, const InterpolateFuncOptions& o) 
                                "bicubic | trilinear (got ", ::torch::enumtype::get_enum_name(o.mode()), ")");
   // libtorch 1.13 accepts (and ignores) align_corners for kNearestExact, where Python refuses it.
   const bool exact = std::holds_alternative<::torch::enumtype::kNearestExact>(o.mode());
-  return ::ctorch::nn::functional::interpolate(input, o.size(), o.scale_factor(),
-                                               ::torch::enumtype::enum_name_native(o.mode()),
-                                               exact ? std::nullopt : o.align_corners(), o.recompute_scale_factor(),
-                                               o.antialias());
+  return ::ctorch::nn::functional::interpolate(
+      input, o.size(), o.scale_factor(), ::torch::enumtype::enum_name_native(o.mode()),
+      exact ? std::nullopt : o.align_corners(), o.recompute_scale_factor(), o.antialias());
 }
 /// F::affine_grid(theta, size, align_corners), with libtorch's dtype text ("... but got int").
 inline Tensor affine_grid(const Tensor& theta, const IntArrayRef& size, bool align_corners = false) {
@@ -311,7 +315,8 @@ inline Tensor affine_grid(const Tensor& theta, const IntArrayRef& size, bool ali
 /// F::grid_sample(input, grid, F::GridSampleFuncOptions()...).
 inline Tensor grid_sample(const Tensor& input, const Tensor& grid, const GridSampleFuncOptions& o) {
   return ::ctorch::nn::functional::grid_sample(input, grid, ::torch::enumtype::enum_name_native(o.mode()),
-                     ::torch::enumtype::enum_name_native(o.padding_mode()), o.align_corners());
+                                               ::torch::enumtype::enum_name_native(o.padding_mode()),
+                                               o.align_corners());
 }
 
 // ---- dropout ---------------------------------------------------------------------------------------

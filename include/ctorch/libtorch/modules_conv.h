@@ -47,9 +47,9 @@ class ConvNdImpl : public layers_detail::LayerCloneable<Derived> {
         reversed_padding_[2 * (D - 1 - i) + 1] = (**pad)[i];
       }
     }
-    std::vector<int64_t> shape = options.transposed()
-                                     ? std::vector<int64_t>{options.in_channels(), options.out_channels() / options.groups()}
-                                     : std::vector<int64_t>{options.out_channels(), options.in_channels() / options.groups()};
+    std::vector<int64_t> shape =
+        options.transposed() ? std::vector<int64_t>{options.in_channels(), options.out_channels() / options.groups()}
+                             : std::vector<int64_t>{options.out_channels(), options.in_channels() / options.groups()};
     shape.insert(shape.end(), options.kernel_size()->begin(), options.kernel_size()->end());
     weight = this->register_parameter("weight", ::ctorch::empty(shape));
     bias = options.bias() ? this->register_parameter("bias", ::ctorch::empty({options.out_channels()})) : Tensor();
@@ -76,8 +76,7 @@ class ConvNdImpl : public layers_detail::LayerCloneable<Derived> {
     if (const auto* pad = std::get_if<ExpandingArray<D>>(&options.padding()); pad && **pad != *ExpandingArray<D>(0))
       stream << ", padding=" << *pad;
     if (*options.dilation() != *ExpandingArray<D>(1)) stream << ", dilation=" << options.dilation();
-    if (*options.output_padding() != *ExpandingArray<D>(0))
-      stream << ", output_padding=" << options.output_padding();
+    if (*options.output_padding() != *ExpandingArray<D>(0)) stream << ", output_padding=" << options.output_padding();
     if (options.groups() != 1) stream << ", groups=" << options.groups();
     if (!options.bias()) stream << ", bias=false";
     if (!std::holds_alternative<enumtype::kZeros>(options.padding_mode()))
@@ -89,8 +88,8 @@ class ConvNdImpl : public layers_detail::LayerCloneable<Derived> {
   std::string extra_repr() const override {
     using layers_detail::py_tuple;
     std::ostringstream os;
-    os << options.in_channels() << ", " << options.out_channels() << ", kernel_size=" << py_tuple(*options.kernel_size())
-       << ", stride=" << py_tuple(*options.stride());
+    os << options.in_channels() << ", " << options.out_channels()
+       << ", kernel_size=" << py_tuple(*options.kernel_size()) << ", stride=" << py_tuple(*options.stride());
     if (std::holds_alternative<enumtype::kValid>(options.padding())) os << ", padding=valid";
     if (std::holds_alternative<enumtype::kSame>(options.padding())) os << ", padding=same";
     if (const auto* pad = std::get_if<ExpandingArray<D>>(&options.padding()); pad && **pad != *ExpandingArray<D>(0))
@@ -155,7 +154,9 @@ class ConvImplT : public ConvNdImpl<D, Derived> {
   ConvImplT(int64_t input_channels, int64_t output_channels, ExpandingArray<D> kernel_size)
       : ConvImplT(ConvOptions<D>(input_channels, output_channels, kernel_size)) {}
   explicit ConvImplT(const ConvOptions<D>& options_)
-      : ConvNdImpl<D, Derived>(layers_detail::conv_nd_options(options_), D == 1 ? "Conv1d" : D == 2 ? "Conv2d" : "Conv3d") {}
+      : ConvNdImpl<D, Derived>(layers_detail::conv_nd_options(options_), D == 1   ? "Conv1d"
+                                                                         : D == 2 ? "Conv2d"
+                                                                                  : "Conv3d") {}
   /// The convolution (after the padding mode's padding, when it is not zeros).
   Tensor forward(const Tensor& input) override {
     const auto& o = this->options;
@@ -168,11 +169,11 @@ class ConvImplT : public ConvNdImpl<D, Derived> {
   }
 };
 
-#define CTORCH_TORCH_CONV(D)                                      \
-  class Conv##D##dImpl : public ConvImplT<D, Conv##D##dImpl> {    \
-   public:                                                        \
-    using ConvImplT<D, Conv##D##dImpl>::ConvImplT;                \
-  };                                                              \
+#define CTORCH_TORCH_CONV(D)                                   \
+  class Conv##D##dImpl : public ConvImplT<D, Conv##D##dImpl> { \
+   public:                                                     \
+    using ConvImplT<D, Conv##D##dImpl>::ConvImplT;             \
+  };                                                           \
   TORCH_MODULE(Conv##D##d)
 CTORCH_TORCH_CONV(1);
 CTORCH_TORCH_CONV(2);
@@ -186,8 +187,9 @@ class ConvTransposeImplT : public ConvNdImpl<D, Derived> {
   ConvTransposeImplT(int64_t input_channels, int64_t output_channels, ExpandingArray<D> kernel_size)
       : ConvTransposeImplT(ConvTransposeOptions<D>(input_channels, output_channels, kernel_size)) {}
   explicit ConvTransposeImplT(const ConvTransposeOptions<D>& options_)
-      : ConvNdImpl<D, Derived>(layers_detail::conv_nd_options(options_),
-                               D == 1 ? "ConvTranspose1d" : D == 2 ? "ConvTranspose2d" : "ConvTranspose3d") {}
+      : ConvNdImpl<D, Derived>(layers_detail::conv_nd_options(options_), D == 1   ? "ConvTranspose1d"
+                                                                         : D == 2 ? "ConvTranspose2d"
+                                                                                  : "ConvTranspose3d") {}
   Tensor forward(const Tensor& input) override { return forward(input, std::nullopt); }
   /// The transposed convolution; `output_size` picks the output padding that gives it.
   Tensor forward(const Tensor& input, const std::optional<IntArrayRef>& output_size) {
@@ -195,8 +197,8 @@ class ConvTransposeImplT : public ConvNdImpl<D, Derived> {
     CTORCH_CHECK_VALUE(std::holds_alternative<enumtype::kZeros>(o.padding_mode()),
                        "Only `zeros` padding mode is supported for ", this->name());
     const auto& pad = std::get<ExpandingArray<D>>(o.padding());
-    const std::vector<int64_t> output_padding = this->output_padding(input, output_size, *o.stride(), *pad,
-                                                                     *o.kernel_size(), *o.dilation());
+    const std::vector<int64_t> output_padding =
+        this->output_padding(input, output_size, *o.stride(), *pad, *o.kernel_size(), *o.dilation());
     return ::ctorch::nn::functional::conv_transposend(input, this->weight, this->bias, *o.stride(), *pad,
                                                       output_padding, o.groups(), *o.dilation());
   }
@@ -211,8 +213,8 @@ class ConvTransposeImplT : public ConvNdImpl<D, Derived> {
     const int64_t k = input.dim() - 2;
     std::vector<int64_t> out(output_size->begin(), output_size->end());
     if (static_cast<int64_t>(out.size()) == k + 2) out.erase(out.begin(), out.begin() + 2);
-    CTORCH_CHECK(static_cast<int64_t>(out.size()) == k, "output_size must have ", k, " or ", k + 2,
-                 " elements (got ", out.size(), ")");
+    CTORCH_CHECK(static_cast<int64_t>(out.size()) == k, "output_size must have ", k, " or ", k + 2, " elements (got ",
+                 out.size(), ")");
     std::vector<int64_t> min_sizes, max_sizes, result;
     for (int64_t d = 0; d < k; ++d) {
       const int64_t dim_size =
@@ -229,12 +231,12 @@ class ConvTransposeImplT : public ConvNdImpl<D, Derived> {
   }
 };
 
-#define CTORCH_TORCH_CONV_TRANSPOSE(D)                                               \
+#define CTORCH_TORCH_CONV_TRANSPOSE(D)                                                    \
   class ConvTranspose##D##dImpl : public ConvTransposeImplT<D, ConvTranspose##D##dImpl> { \
-   public:                                                                           \
-    using ConvTransposeImplT<D, ConvTranspose##D##dImpl>::ConvTransposeImplT;        \
-    using ConvTransposeImplT<D, ConvTranspose##D##dImpl>::forward;                   \
-  };                                                                                 \
+   public:                                                                                \
+    using ConvTransposeImplT<D, ConvTranspose##D##dImpl>::ConvTransposeImplT;             \
+    using ConvTransposeImplT<D, ConvTranspose##D##dImpl>::forward;                        \
+  };                                                                                      \
   TORCH_MODULE(ConvTranspose##D##d)
 CTORCH_TORCH_CONV_TRANSPOSE(1);
 CTORCH_TORCH_CONV_TRANSPOSE(2);

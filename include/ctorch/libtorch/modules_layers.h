@@ -83,10 +83,13 @@ class BatchNormImpl : public NormImplBase<D, Derived, BatchNormOptions> {
  public:
   BatchNormImpl(int64_t num_features) : BatchNormImpl(BatchNormOptions(num_features)) {}  // NOLINT
   explicit BatchNormImpl(const BatchNormOptions& options_)
-      : NormImplBase<D, Derived, BatchNormOptions>(options_, D == 1 ? "BatchNorm1d" : D == 2 ? "BatchNorm2d" : "BatchNorm3d") {}
+      : NormImplBase<D, Derived, BatchNormOptions>(options_, D == 1   ? "BatchNorm1d"
+                                                             : D == 2 ? "BatchNorm2d"
+                                                                      : "BatchNorm3d") {}
   Tensor forward(const Tensor& input) override {
     if constexpr (D == 1) {
-      CTORCH_CHECK_VALUE(input.dim() == 2 || input.dim() == 3, "expected 2D or 3D input (got ", input.dim(), "D input)");
+      CTORCH_CHECK_VALUE(input.dim() == 2 || input.dim() == 3, "expected 2D or 3D input (got ", input.dim(),
+                         "D input)");
     } else {
       CTORCH_CHECK_VALUE(input.dim() == static_cast<int64_t>(D) + 2, "expected ", D + 2, "D input (got ", input.dim(),
                          "D input)");
@@ -133,8 +136,9 @@ class InstanceNormImpl : public NormImplBase<D, Derived, InstanceNormOptions> {
  public:
   InstanceNormImpl(int64_t num_features) : InstanceNormImpl(InstanceNormOptions(num_features)) {}  // NOLINT
   explicit InstanceNormImpl(const InstanceNormOptions& options_)
-      : NormImplBase<D, Derived, InstanceNormOptions>(
-            options_, D == 1 ? "InstanceNorm1d" : D == 2 ? "InstanceNorm2d" : "InstanceNorm3d") {}
+      : NormImplBase<D, Derived, InstanceNormOptions>(options_, D == 1   ? "InstanceNorm1d"
+                                                                : D == 2 ? "InstanceNorm2d"
+                                                                         : "InstanceNorm3d") {}
   Tensor forward(const Tensor& input) override {
     const auto n = static_cast<int64_t>(D);
     CTORCH_CHECK_VALUE(input.dim() == n + 1 || input.dim() == n + 2, "expected ", n + 1, "D or ", n + 2,
@@ -160,11 +164,11 @@ class InstanceNormImpl : public NormImplBase<D, Derived, InstanceNormOptions> {
   }
 };
 
-#define CTORCH_TORCH_NORM(Name, Base, D)                \
-  class Name##Impl : public Base<D, Name##Impl> {       \
-   public:                                              \
-    using Base<D, Name##Impl>::Base;                    \
-  };                                                    \
+#define CTORCH_TORCH_NORM(Name, Base, D)          \
+  class Name##Impl : public Base<D, Name##Impl> { \
+   public:                                        \
+    using Base<D, Name##Impl>::Base;              \
+  };                                              \
   TORCH_MODULE(Name)
 CTORCH_TORCH_NORM(BatchNorm1d, BatchNormImpl, 1);
 CTORCH_TORCH_NORM(BatchNorm2d, BatchNormImpl, 2);
@@ -177,8 +181,11 @@ CTORCH_TORCH_NORM(InstanceNorm3d, InstanceNormImpl, 3);
 /// libtorch's LayerNormImpl.
 class LayerNormImpl : public layers_detail::LayerCloneable<LayerNormImpl> {
  public:
-  LayerNormImpl(std::vector<int64_t> normalized_shape) : LayerNormImpl(LayerNormOptions(std::move(normalized_shape))) {}  // NOLINT
-  explicit LayerNormImpl(LayerNormOptions options_) : LayerCloneable("LayerNorm"), options(std::move(options_)) { reset(); }
+  LayerNormImpl(std::vector<int64_t> normalized_shape)
+      : LayerNormImpl(LayerNormOptions(std::move(normalized_shape))) {}  // NOLINT
+  explicit LayerNormImpl(LayerNormOptions options_) : LayerCloneable("LayerNorm"), options(std::move(options_)) {
+    reset();
+  }
   void reset() override {
     if (options.elementwise_affine()) {
       weight = register_parameter("weight", ::ctorch::ones(options.normalized_shape()));
@@ -249,8 +256,8 @@ class LocalResponseNormImpl : public layers_detail::LayerCloneable<LocalResponse
   }
   std::string extra_repr() const override {
     using layers_detail::py_float;
-    return std::to_string(options.size()) + ", alpha=" + py_float(options.alpha()) + ", beta=" + py_float(options.beta()) +
-           ", k=" + py_float(options.k());
+    return std::to_string(options.size()) + ", alpha=" + py_float(options.alpha()) +
+           ", beta=" + py_float(options.beta()) + ", k=" + py_float(options.k());
   }
   LocalResponseNormOptions options;
 };
@@ -260,7 +267,8 @@ TORCH_MODULE(LocalResponseNorm);
 class CrossMapLRN2dImpl : public layers_detail::LayerCloneable<CrossMapLRN2dImpl> {
  public:
   CrossMapLRN2dImpl(int64_t size) : CrossMapLRN2dImpl(CrossMapLRN2dOptions(size)) {}  // NOLINT
-  explicit CrossMapLRN2dImpl(const CrossMapLRN2dOptions& options_) : LayerCloneable("CrossMapLRN2d"), options(options_) {}
+  explicit CrossMapLRN2dImpl(const CrossMapLRN2dOptions& options_)
+      : LayerCloneable("CrossMapLRN2d"), options(options_) {}
   void reset() override {}
   Tensor forward(const Tensor& input) override {
     CTORCH_CHECK(input.dim() == 4, "CrossMapLRN2d: Expected input to be 4D, got ", input.dim(), "D instead.");
@@ -273,8 +281,8 @@ class CrossMapLRN2dImpl : public layers_detail::LayerCloneable<CrossMapLRN2dImpl
   }
   std::string extra_repr() const override {
     using layers_detail::py_float;
-    return std::to_string(options.size()) + ", alpha=" + py_float(options.alpha()) + ", beta=" + py_float(options.beta()) +
-           ", k=" + std::to_string(options.k());
+    return std::to_string(options.size()) + ", alpha=" + py_float(options.alpha()) +
+           ", beta=" + py_float(options.beta()) + ", k=" + std::to_string(options.k());
   }
   CrossMapLRN2dOptions options;
 };
@@ -312,15 +320,15 @@ class DropoutImplBase : public layers_detail::LayerCloneable<Derived> {
   }
 };
 
-#define CTORCH_TORCH_DROPOUT(Name, call)                                                   \
-  class Name##Impl : public DropoutImplBase<Name##Impl> {                                  \
-   public:                                                                                 \
+#define CTORCH_TORCH_DROPOUT(Name, call)                                                           \
+  class Name##Impl : public DropoutImplBase<Name##Impl> {                                          \
+   public:                                                                                         \
     explicit Name##Impl(const DropoutOptions& options_ = {}) : DropoutImplBase(options_, #Name) {} \
-    explicit Name##Impl(double p) : Name##Impl(DropoutOptions(p)) {}                       \
-    Tensor forward(const Tensor& input) override {                                         \
-      return finish(input, ::ctorch::nn::functional::call(input, options.p(), is_training())); \
-    }                                                                                      \
-  };                                                                                       \
+    explicit Name##Impl(double p) : Name##Impl(DropoutOptions(p)) {}                               \
+    Tensor forward(const Tensor& input) override {                                                 \
+      return finish(input, ::ctorch::nn::functional::call(input, options.p(), is_training()));     \
+    }                                                                                              \
+  };                                                                                               \
   TORCH_MODULE(Name)
 CTORCH_TORCH_DROPOUT(Dropout, dropout);
 CTORCH_TORCH_DROPOUT(Dropout2d, dropout2d);
@@ -415,7 +423,8 @@ class EmbeddingBagImpl : public layers_detail::LayerCloneable<EmbeddingBagImpl, 
  public:
   EmbeddingBagImpl(int64_t num_embeddings, int64_t embedding_dim)
       : EmbeddingBagImpl(EmbeddingBagOptions(num_embeddings, embedding_dim)) {}
-  explicit EmbeddingBagImpl(EmbeddingBagOptions options_) : LayerCloneable("EmbeddingBag"), options(std::move(options_)) {
+  explicit EmbeddingBagImpl(EmbeddingBagOptions options_)
+      : LayerCloneable("EmbeddingBag"), options(std::move(options_)) {
     reset();
   }
   void reset() override {
@@ -594,9 +603,7 @@ class PixelUnshuffleImpl : public layers_detail::LayerCloneable<PixelUnshuffleIm
   void pretty_print(std::ostream& stream) const {
     stream << "torch::nn::PixelUnshuffle(downscale_factor=" << options.downscale_factor() << ")";
   }
-  std::string extra_repr() const override {
-    return "downscale_factor=" + std::to_string(options.downscale_factor());
-  }
+  std::string extra_repr() const override { return "downscale_factor=" + std::to_string(options.downscale_factor()); }
   PixelUnshuffleOptions options;
 };
 TORCH_MODULE(PixelUnshuffle);
@@ -624,7 +631,8 @@ class UnflattenImpl : public layers_detail::LayerCloneable<UnflattenImpl> {
   explicit UnflattenImpl(UnflattenOptions options_) : LayerCloneable("Unflatten"), options(std::move(options_)) {}
   void reset() override {}
   Tensor forward(const Tensor& input) override {
-    CTORCH_CHECK_NOT_IMPLEMENTED(options.dimname().empty(), "Unflatten of a named dim: named tensors are not supported");
+    CTORCH_CHECK_NOT_IMPLEMENTED(options.dimname().empty(),
+                                 "Unflatten of a named dim: named tensors are not supported");
     const int64_t dim = options.dim() < 0 ? options.dim() + input.dim() : options.dim();
     CTORCH_CHECK_INDEX(dim >= 0 && dim < input.dim(), "Dimension out of range (expected to be in range of [",
                        -input.dim(), ", ", input.dim() - 1, "], but got ", options.dim(), ")");
@@ -691,8 +699,9 @@ class BilinearImpl : public layers_detail::LayerCloneable<BilinearImpl, ::ctorch
            << ", bias=" << options.bias() << ")";
   }
   std::string extra_repr() const override {
-    return "in1_features=" + std::to_string(options.in1_features()) + ", in2_features=" +
-           std::to_string(options.in2_features()) + ", out_features=" + std::to_string(options.out_features()) +
+    return "in1_features=" + std::to_string(options.in1_features()) +
+           ", in2_features=" + std::to_string(options.in2_features()) +
+           ", out_features=" + std::to_string(options.out_features()) +
            ", bias=" + layers_detail::py_bool(options.bias());
   }
   BilinearOptions options;

@@ -48,7 +48,8 @@ class MaxPoolImpl : public layers_detail::LayerCloneable<Derived> {
  public:
   MaxPoolImpl(ExpandingArray<D> kernel_size) : MaxPoolImpl(MaxPoolOptions<D>(kernel_size)) {}  // NOLINT
   explicit MaxPoolImpl(const MaxPoolOptions<D>& options_)
-      : layers_detail::LayerCloneable<Derived>(std::string("MaxPool") + layers_detail::dim_name(D)), options(options_) {}
+      : layers_detail::LayerCloneable<Derived>(std::string("MaxPool") + layers_detail::dim_name(D)),
+        options(options_) {}
   void reset() override {}
   Tensor forward(const Tensor& input) override { return std::get<0>(forward_with_indices(input)); }
   /// The maxima and their flat positions in each input plane.
@@ -57,8 +58,8 @@ class MaxPoolImpl : public layers_detail::LayerCloneable<Derived> {
   }
   void pretty_print(std::ostream& stream) const {
     stream << std::boolalpha << "torch::nn::" << this->name() << "(kernel_size=" << options.kernel_size()
-           << ", stride=" << options.stride() << ", padding=" << options.padding() << ", dilation=" << options.dilation()
-           << ", ceil_mode=" << options.ceil_mode() << ")";
+           << ", stride=" << options.stride() << ", padding=" << options.padding()
+           << ", dilation=" << options.dilation() << ", ceil_mode=" << options.ceil_mode() << ")";
   }
   std::string extra_repr() const override {
     using namespace layers_detail;  // NOLINT(google-build-using-namespace)
@@ -75,7 +76,8 @@ class AvgPoolImpl : public layers_detail::LayerCloneable<Derived> {
  public:
   AvgPoolImpl(ExpandingArray<D> kernel_size) : AvgPoolImpl(AvgPoolOptions<D>(kernel_size)) {}  // NOLINT
   explicit AvgPoolImpl(const AvgPoolOptions<D>& options_)
-      : layers_detail::LayerCloneable<Derived>(std::string("AvgPool") + layers_detail::dim_name(D)), options(options_) {}
+      : layers_detail::LayerCloneable<Derived>(std::string("AvgPool") + layers_detail::dim_name(D)),
+        options(options_) {}
   void reset() override {}
   Tensor forward(const Tensor& input) override { return ::ctorch::nn::functional::avg_pool<D>(input, options); }
   void pretty_print(std::ostream& stream) const {
@@ -191,11 +193,11 @@ class MaxUnpoolImpl : public layers_detail::LayerCloneable<Derived, ::ctorch::nn
   MaxUnpoolOptions<D> options;
 };
 
-#define CTORCH_TORCH_POOL(Name, Base, ...)                                \
-  class Name##Impl : public Base<__VA_ARGS__, Name##Impl> {               \
-   public:                                                                \
-    using Base<__VA_ARGS__, Name##Impl>::Base;                            \
-  };                                                                      \
+#define CTORCH_TORCH_POOL(Name, Base, ...)                  \
+  class Name##Impl : public Base<__VA_ARGS__, Name##Impl> { \
+   public:                                                  \
+    using Base<__VA_ARGS__, Name##Impl>::Base;              \
+  };                                                        \
   TORCH_MODULE(Name)
 CTORCH_TORCH_POOL(MaxPool1d, MaxPoolImpl, 1);
 CTORCH_TORCH_POOL(MaxPool2d, MaxPoolImpl, 2);
@@ -282,12 +284,12 @@ class PadImpl : public layers_detail::LayerCloneable<Derived> {
   const char* mode_;
 };
 
-#define CTORCH_TORCH_PAD(Name, D, Options, mode)                                                   \
-  class Name##Impl : public PadImpl<D * 2, Options, Name##Impl> {                                  \
-   public:                                                                                         \
-    Name##Impl(ExpandingArray<D * 2> padding) : Name##Impl(Options(padding)) {}  /* NOLINT */      \
-    explicit Name##Impl(const Options& options_) : PadImpl(options_, #Name, mode) {}               \
-  };                                                                                               \
+#define CTORCH_TORCH_PAD(Name, D, Options, mode)                                             \
+  class Name##Impl : public PadImpl<D * 2, Options, Name##Impl> {                            \
+   public:                                                                                   \
+    Name##Impl(ExpandingArray<D * 2> padding) : Name##Impl(Options(padding)) {} /* NOLINT */ \
+    explicit Name##Impl(const Options& options_) : PadImpl(options_, #Name, mode) {}         \
+  };                                                                                         \
   TORCH_MODULE(Name)
 CTORCH_TORCH_PAD(ReflectionPad1d, 1, ReflectionPad1dOptions, "reflect");
 CTORCH_TORCH_PAD(ReflectionPad2d, 2, ReflectionPad2dOptions, "reflect");
@@ -298,14 +300,14 @@ CTORCH_TORCH_PAD(ReplicationPad3d, 3, ReplicationPad3dOptions, "replicate");
 CTORCH_TORCH_PAD(ZeroPad2d, 2, ZeroPad2dOptions, "constant");
 #undef CTORCH_TORCH_PAD
 
-#define CTORCH_TORCH_CONSTANT_PAD(D)                                                               \
+#define CTORCH_TORCH_CONSTANT_PAD(D)                                                                     \
   class ConstantPad##D##dImpl : public PadImpl<D * 2, ConstantPad##D##dOptions, ConstantPad##D##dImpl> { \
-   public:                                                                                         \
-    ConstantPad##D##dImpl(ExpandingArray<D * 2> padding, double value)                             \
-        : ConstantPad##D##dImpl(ConstantPad##D##dOptions(padding, value)) {}                       \
-    explicit ConstantPad##D##dImpl(const ConstantPad##D##dOptions& options_)                       \
-        : PadImpl(options_, "ConstantPad" #D "d", "constant") {}                                   \
-  };                                                                                               \
+   public:                                                                                               \
+    ConstantPad##D##dImpl(ExpandingArray<D * 2> padding, double value)                                   \
+        : ConstantPad##D##dImpl(ConstantPad##D##dOptions(padding, value)) {}                             \
+    explicit ConstantPad##D##dImpl(const ConstantPad##D##dOptions& options_)                             \
+        : PadImpl(options_, "ConstantPad" #D "d", "constant") {}                                         \
+  };                                                                                                     \
   TORCH_MODULE(ConstantPad##D##d)
 CTORCH_TORCH_CONSTANT_PAD(1);
 CTORCH_TORCH_CONSTANT_PAD(2);
@@ -327,9 +329,9 @@ class FoldImpl : public layers_detail::LayerCloneable<FoldImpl> {
   }
   std::string extra_repr() const override {
     using namespace layers_detail;  // NOLINT(google-build-using-namespace)
-    return "output_size=" + int_or_tuple(options.output_size()) + ", kernel_size=" + int_or_tuple(options.kernel_size()) +
-           ", dilation=" + int_or_tuple(options.dilation()) + ", padding=" + int_or_tuple(options.padding()) +
-           ", stride=" + int_or_tuple(options.stride());
+    return "output_size=" + int_or_tuple(options.output_size()) +
+           ", kernel_size=" + int_or_tuple(options.kernel_size()) + ", dilation=" + int_or_tuple(options.dilation()) +
+           ", padding=" + int_or_tuple(options.padding()) + ", stride=" + int_or_tuple(options.stride());
   }
   FoldOptions options;
 };

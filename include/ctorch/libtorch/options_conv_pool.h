@@ -15,7 +15,8 @@ namespace torch::nn {
 
 namespace detail {
 /// How a convolution pads: zeros, reflect, replicate or circular.
-using conv_padding_mode_t = std::variant<enumtype::kZeros, enumtype::kReflect, enumtype::kReplicate, enumtype::kCircular>;
+using conv_padding_mode_t =
+    std::variant<enumtype::kZeros, enumtype::kReflect, enumtype::kReplicate, enumtype::kCircular>;
 /// A convolution's padding: sizes, kValid or kSame.
 template <size_t D>
 using conv_padding_t = std::variant<ExpandingArray<D>, enumtype::kValid, enumtype::kSame>;

@@ -235,7 +235,8 @@ struct InstanceNormFuncOptions {
 
 /// F::LayerNormFuncOptions(normalized_shape).
 struct LayerNormFuncOptions {
-  LayerNormFuncOptions(std::vector<int64_t> normalized_shape) : normalized_shape_(std::move(normalized_shape)) {}  // NOLINT
+  LayerNormFuncOptions(std::vector<int64_t> normalized_shape)
+      : normalized_shape_(std::move(normalized_shape)) {}  // NOLINT
   TORCH_ARG(std::vector<int64_t>, normalized_shape);
   TORCH_ARG(Tensor, weight) = {};
   TORCH_ARG(Tensor, bias) = {};
