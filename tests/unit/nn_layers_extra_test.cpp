@@ -121,6 +121,12 @@ TEST(NnLayersExtra, ValuesMatchPyTorch) {
         -1.171880628, -0.8999263527);
   check("ebag_max", F::embedding_bag(tensor({{1, 2, 4}, {5, 4, 3}}), ar({10, 3}), Tensor(), "max"), 6, 2.31712115,
         0.1616010367);
+  const Tensor bag_ids = tensor({1, 2, 4, 5, 4, 3, 2, 9});
+  check("ebag_weighted",
+        F::embedding_bag(bag_ids, ar({10, 3}), tensor({0, 3, 3, 8}), "sum", arange(8.0, kF64) / 4, true, 4), 9,
+        -4.067628728169032, -3.64601923839981);
+  check("ebag_padding", F::embedding_bag(bag_ids, ar({10, 3}), tensor({0, 3, 3}), "mean", Tensor(), false, 4), 9,
+        1.342143793409267, -0.4653365100077045);
   check("onehot", F::one_hot(tensor({{0, 2}, {1, 3}}), 5), 20, 4, 1.8);
   check("pshuffle", F::pixel_shuffle(ar({1, 8, 2, 3}), 2), 48, 1.878289818, -1.01567185);
   check("punshuffle", F::pixel_unshuffle(ar({1, 2, 4, 6}), 2), 48, 1.878289818, -1.4503341);
