@@ -137,8 +137,9 @@ Tensor interpolate(const Tensor& input, const std::optional<std::vector<int64_t>
                    const std::optional<std::vector<double>>& scale_factor = std::nullopt,
                    const std::string& mode = "nearest", std::optional<bool> align_corners = std::nullopt,
                    std::optional<bool> recompute_scale_factor = std::nullopt, bool antialias = false);
-/// torch.nn.functional.grid_sample of [N, C, H, W] at grid [N, OH, OW, 2] (x, y in [-1, 1]); mode
-/// "bilinear" or "nearest", padding_mode "zeros", "border" or "reflection".
+/// torch.nn.functional.grid_sample of [N, C, H, W] at grid [N, OH, OW, 2] (x, y in [-1, 1]), or of
+/// [N, C, D, H, W] at [N, OD, OH, OW, 3]; mode "bilinear" (trilinear for 5-d) or "nearest",
+/// padding_mode "zeros", "border" or "reflection".
 Tensor grid_sample(const Tensor& input, const Tensor& grid, const std::string& mode = "bilinear",
                    const std::string& padding_mode = "zeros", std::optional<bool> align_corners = std::nullopt);
 /// torch.nn.functional.affine_grid: the sampling grid of theta [N, 2, 3] (size [N, C, H, W]) or

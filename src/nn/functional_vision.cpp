@@ -226,9 +226,10 @@ Tensor grid_coordinates(const Tensor& coord, int64_t size, const std::string& pa
 
 Tensor grid_sample(const Tensor& input, const Tensor& grid, const std::string& mode, const std::string& padding_mode,
                    std::optional<bool> align_corners) {
-  CTORCH_CHECK(input.dim() == 4 && grid.dim() == 4 && grid.size(3) == 2,
-               "grid_sample(): expected 4D input and grid [N, H, W, 2] (only the 2-d form is implemented), but got ",
-               input.sizes(), " and ", grid.sizes());
+  const int64_t dims = input.dim() - 2;
+  CTORCH_CHECK((dims == 2 || dims == 3) && grid.dim() == input.dim() && grid.size(-1) == dims,
+               "grid_sampler(): expected 4D or 5D input and grid with same number of dimensions, but got input with ",
+               "sizes ", input.sizes(), " and grid with sizes ", grid.sizes());
   CTORCH_CHECK(input.size(0) == grid.size(0),
                "grid_sampler(): expected grid and input to have same batch size, but got ", "input with sizes ",
                input.sizes(), " and grid with sizes ", grid.sizes());
@@ -239,28 +240,54 @@ Tensor grid_sample(const Tensor& input, const Tensor& grid, const std::string& m
                      "nn.functional.grid_sample(): expected padding_mode to be 'zeros', 'border', or 'reflection', ",
                      "but got: '", padding_mode, "'");
   const bool ac = align_corners.value_or(false);
-  const int64_t n = input.size(0), c = input.size(1), h = input.size(2), w = input.size(3);
-  const int64_t oh = grid.size(1), ow = grid.size(2);
-  const Tensor gx = grid_coordinates(grid.select(3, 0), w, padding_mode, ac);  // [N, OH, OW]
-  const Tensor gy = grid_coordinates(grid.select(3, 1), h, padding_mode, ac);
-  const Tensor plane = input.reshape({n, c, h * w});
-  // The value at integer positions (x, y), zero outside the input.
-  auto sample = [&](const Tensor& xi, const Tensor& yi) {
-    const Tensor inside = xi.ge(0).logical_and(xi.le(w - 1)).logical_and(yi.ge(0)).logical_and(yi.le(h - 1));
-    const Tensor flat = (yi.clamp(0, h - 1) * w + xi.clamp(0, w - 1)).to(kLong).reshape({n, 1, oh * ow});
-    const Tensor v = plane.gather(2, flat.expand({n, c, oh * ow})).view({n, c, oh, ow});
-    return v * inside.unsqueeze(1).to(input.scalar_type());
-  };
-  if (mode == "nearest") {
-    // Round half to even, as nearbyint.
-    return sample(gx.detach().round(), gy.detach().round());
+  const int64_t n = input.size(0), c = input.size(1);
+  std::vector<int64_t> out_shape{n, c}, sizes;  // sizes: the input's spatial dims, x (last) first
+  int64_t positions = 1, numel = 1;
+  for (int64_t d = 1; d <= dims; ++d) {
+    out_shape.push_back(grid.size(d));
+    positions *= grid.size(d);
+    numel *= input.size(1 + d);
+    sizes.insert(sizes.begin(), input.size(1 + d));
   }
-  const Tensor x0 = gx.detach().floor(), y0 = gy.detach().floor();
-  const Tensor x1 = x0 + 1, y1 = y0 + 1;
-  const Tensor wx1 = (gx - x0).unsqueeze(1), wy1 = (gy - y0).unsqueeze(1);
-  const Tensor wx0 = 1 - wx1, wy0 = 1 - wy1;
-  return sample(x0, y0) * wx0 * wy0 + sample(x1, y0) * wx1 * wy0 + sample(x0, y1) * wx0 * wy1 +
-         sample(x1, y1) * wx1 * wy1;
+  std::vector<Tensor> coords;  // [N, out...] per axis, x first
+  for (int64_t a = 0; a < dims; ++a) coords.push_back(grid_coordinates(grid.select(-1, a), sizes[a], padding_mode, ac));
+  const Tensor flat_input = input.reshape({n, c, numel});
+  // The value at integer positions (one tensor per axis), zero outside the input.
+  auto sample = [&](const std::vector<Tensor>& at) {
+    Tensor inside, flat;
+    int64_t stride = 1;
+    for (int64_t a = 0; a < dims; ++a) {
+      const Tensor in_axis = at[a].ge(0).logical_and(at[a].le(sizes[a] - 1));
+      inside = inside.defined() ? inside.logical_and(in_axis) : in_axis;
+      const Tensor term = at[a].clamp(0, sizes[a] - 1) * stride;
+      flat = flat.defined() ? flat + term : term;
+      stride *= sizes[a];
+    }
+    const Tensor index = flat.to(kLong).reshape({n, 1, positions}).expand({n, c, positions});
+    return flat_input.gather(2, index).view(out_shape) * inside.unsqueeze(1).to(input.scalar_type());
+  };
+  if (mode == "nearest") {  // round half to even, as nearbyint
+    std::vector<Tensor> at;
+    for (const Tensor& g : coords) at.push_back(g.detach().round());
+    return sample(at);
+  }
+  // Bilinear / trilinear: the 2^dims corners around each point, weighted by the opposite distances.
+  Tensor result;
+  for (int64_t corner = 0; corner < (int64_t{1} << dims); ++corner) {
+    std::vector<Tensor> at;
+    Tensor weight;
+    for (int64_t a = 0; a < dims; ++a) {
+      const Tensor lo = coords[a].detach().floor();
+      const bool hi = (corner >> a) & 1;
+      at.push_back(hi ? lo + 1 : lo);
+      const Tensor frac = (coords[a] - lo).unsqueeze(1);
+      const Tensor wa = hi ? frac : 1 - frac;
+      weight = weight.defined() ? weight * wa : wa;
+    }
+    const Tensor term = sample(at) * weight;
+    result = result.defined() ? result + term : term;
+  }
+  return result;
 }
 
 namespace {

@@ -127,6 +127,13 @@ TEST(NnLayersExtra, ValuesMatchPyTorch) {
         -4.067628728169032, -3.64601923839981);
   check("ebag_padding", F::embedding_bag(bag_ids, ar({10, 3}), tensor({0, 3, 3}), "mean", Tensor(), false, 4), 9,
         1.342143793409267, -0.4653365100077045);
+  const Tensor grid3 = ar({2, 3, 2, 4, 3}) * 1.3;
+  check("grid3d_bilinear", F::grid_sample(ar({2, 2, 3, 4, 5}), grid3, "bilinear", "zeros", false), 96,
+        -0.07959067323561972, -0.6695678999307897);
+  check("grid3d_nearest", F::grid_sample(ar({2, 2, 3, 4, 5}), grid3, "nearest", "reflection", true), 96,
+        -0.1697108349591604, -3.464977415586894);
+  check("grid3d_border", F::grid_sample(ar({2, 2, 3, 4, 5}), grid3, "bilinear", "border", true), 96, 0.5684679021140255,
+        -1.646149949333962);
   check("onehot", F::one_hot(tensor({{0, 2}, {1, 3}}), 5), 20, 4, 1.8);
   check("pshuffle", F::pixel_shuffle(ar({1, 8, 2, 3}), 2), 48, 1.878289818, -1.01567185);
   check("punshuffle", F::pixel_unshuffle(ar({1, 2, 4, 6}), 2), 48, 1.878289818, -1.4503341);
