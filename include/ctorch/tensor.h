@@ -265,6 +265,8 @@ class Tensor {
   Tensor expand_as(const Tensor& other) const;
   /// Flattens dims start_dim..end_dim into one.
   Tensor flatten(int64_t start_dim = 0, int64_t end_dim = -1) const;
+  /// The tensor tiled `repeats[i]` times along dim i (leading repeats add dims; Tensor.repeat).
+  Tensor repeat(IntArrayRef repeats) const;
   /// Elements start..start+length of `dim`.
   Tensor narrow(int64_t dim, int64_t start, int64_t length) const;
   /// Elements start:end:step of `dim` (Python slicing rules, end clamps).
@@ -518,6 +520,8 @@ inline Tensor operator*(const Tensor& a, const Scalar& b) { return a.mul(b); }
 Tensor operator*(const Scalar& a, const Tensor& b);
 inline Tensor operator/(const Tensor& a, const Tensor& b) { return a.div(b); }
 inline Tensor operator/(const Tensor& a, const Scalar& b) { return a.div(b); }
+inline Tensor operator%(const Tensor& a, const Tensor& b) { return a.remainder(b); }
+inline Tensor operator%(const Tensor& a, const Scalar& b) { return a.remainder(b); }
 Tensor operator/(const Scalar& a, const Tensor& b);
 inline Tensor operator==(const Tensor& a, const Tensor& b) { return a.eq(b); }
 inline Tensor operator==(const Tensor& a, const Scalar& b) { return a.eq(b); }

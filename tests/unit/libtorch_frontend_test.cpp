@@ -162,7 +162,7 @@ TEST(LibtorchFrontend, AveragePoolingHoldersAndFreeFunctions) {
   torch::nn::AvgPool2d pool(torch::nn::AvgPool2dOptions({3, 2}).stride(2).padding(1).ceil_mode(true)
                                 .count_include_pad(false).divisor_override(3));
   EXPECT_TRUE(pool(x).equal(torch::avg_pool2d(x, {3, 2}, {2}, {1}, true, false, 3)));
-  EXPECT_EQ(pool->options.stride().value, (::ctorch::nn::Pair2{2, 2}));
+  EXPECT_EQ(*pool->options.stride(), (std::array<int64_t, 2>{2, 2}));
   EXPECT_EQ(pool->repr(), "AvgPool2d(kernel_size=(3, 2), stride=2, padding=1)");
   EXPECT_TRUE(torch::nn::AvgPool2d(2)(x).equal(torch::nn::functional::avg_pool2d(x, {2, 2})));
   torch::nn::AdaptiveAvgPool2d adaptive(torch::nn::AdaptiveAvgPool2dOptions({4, 3}));
@@ -249,7 +249,7 @@ TEST(LibtorchFrontend, DcganLayersTrainOneStep) {
       torch::nn::BatchNorm2d(16), torch::nn::LeakyReLU(torch::nn::LeakyReLUOptions().negative_slope(0.2)),
       torch::nn::Conv2d(torch::nn::Conv2dOptions(16, 1, 3).stride(1).padding(0).bias(false)), torch::nn::Sigmoid());
   EXPECT_EQ(generator->conv2->weight.sizes(), torch::IntArrayRef({16, 8, 3, 3}));
-  EXPECT_EQ(generator->batch_norm2->momentum, 0.2);
+  EXPECT_EQ(generator->batch_norm2->options.momentum(), 0.2);
   EXPECT_EQ(generator->parameters().size(), 7u);  // 3 conv weights, 2 x (BatchNorm weight, bias)
   torch::optim::Adam g_opt(generator->parameters(), torch::optim::AdamOptions(2e-4).betas(std::make_tuple(0.5, 0.5)));
   torch::optim::Adam d_opt(discriminator->parameters(), torch::optim::AdamOptions(2e-4).betas(std::make_tuple(0.5, 0.5)));
@@ -280,8 +280,11 @@ TEST(LibtorchFrontend, DcganLayersTrainOneStep) {
   torch::Tensor v = torch::tensor({-2.0f, 4.0f});
   inplace(v);
   EXPECT_TRUE(torch::equal(v, torch::tensor({-1.0f, 4.0f})));  // written in place (PyTorch's LeakyReLU test)
-  EXPECT_THROW(torch::nn::BatchNorm2d(torch::nn::BatchNorm2dOptions(3).momentum(std::nullopt)),
-               ctorch::NotImplementedError);
+  // momentum nullopt: the running mean is the cumulative average of the batch means.
+  torch::nn::BatchNorm2d cumulative(torch::nn::BatchNorm2dOptions(1).momentum(std::nullopt));
+  cumulative(torch::full({2, 1, 2, 2}, 3.0f));
+  cumulative(torch::full({2, 1, 2, 2}, 1.0f));
+  EXPECT_TRUE(cumulative->running_mean.allclose(torch::full({1}, 2.0f)));
 }
 
 namespace {

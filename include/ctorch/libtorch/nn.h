@@ -2,7 +2,8 @@
 // used through `->`), the *Impl classes with their Options, TORCH_MODULE, and the free functions
 // training code calls (torch::relu, torch::nll_loss, ...). Everything forwards to the native API.
 // torch::save/load: libtorch/serialize.h. Containers (Sequential, ModuleList, ModuleDict, AnyModule):
-// libtorch/containers.h.
+// libtorch/containers.h. The layer families (conv, pooling, padding, normalization, dropout,
+// embedding, ...) are in libtorch/modules_*.h and functional_layers.h, included at the end.
 #pragma once
 
 #include <initializer_list>
@@ -119,180 +120,6 @@ class LinearImpl : public ::ctorch::nn::Linear {
 };
 TORCH_MODULE(Linear);
 
-/// libtorch's ExpandingArray<2>: one value for both sides, or {h, w}.
-struct ExpandingArray2 {
-  ExpandingArray2(int64_t v) : value{v, v} {}  // NOLINT: implicit, as libtorch's
-  ExpandingArray2(std::initializer_list<int64_t> v) {  // NOLINT
-    CTORCH_CHECK_VALUE(v.size() == 2, "Expected 2 values, but got ", v.size());
-    value = {*v.begin(), *(v.begin() + 1)};
-  }
-  ::ctorch::nn::Pair2 value;
-};
-
-/// torch::nn::Conv2dOptions(in, out, kernel_size).stride(s).padding(p).dilation(d).groups(g).bias(b).
-struct Conv2dOptions {
-  Conv2dOptions(int64_t in_channels, int64_t out_channels, ExpandingArray2 kernel_size)
-      : in_channels_(in_channels), out_channels_(out_channels), kernel_size_(kernel_size), stride_(1), padding_(0),
-        dilation_(1), groups_(1), bias_(true) {}
-  CTORCH_NN_ARG(int64_t, in_channels)
-  CTORCH_NN_ARG(int64_t, out_channels)
-  CTORCH_NN_ARG(ExpandingArray2, kernel_size)
-  CTORCH_NN_ARG(ExpandingArray2, stride)
-  CTORCH_NN_ARG(ExpandingArray2, padding)
-  CTORCH_NN_ARG(ExpandingArray2, dilation)
-  CTORCH_NN_ARG(int64_t, groups)
-  CTORCH_NN_ARG(bool, bias)
-};
-
-/// libtorch's Conv2dImpl: ctorch's Conv2d (zero padding) with its options.
-class Conv2dImpl : public ::ctorch::nn::Conv2d {
-  CTORCH_MODULE_REPLICABLE(Conv2dImpl)
-
- public:
-  Conv2dImpl(int64_t in_channels, int64_t out_channels, ExpandingArray2 kernel_size)
-      : Conv2dImpl(Conv2dOptions(in_channels, out_channels, kernel_size)) {}
-  explicit Conv2dImpl(const Conv2dOptions& o)
-      : ::ctorch::nn::Conv2d(o.in_channels(), o.out_channels(), o.kernel_size().value, o.stride().value,
-                             o.padding().value, o.dilation().value, o.bias(), o.groups()),
-        options(o) {}
-  Conv2dOptions options;
-};
-TORCH_MODULE(Conv2d);
-
-/// torch::nn::ConvTranspose2dOptions(in, out, kernel_size).stride(s).padding(p).output_padding(op)
-/// .groups(g).bias(b).dilation(d).
-struct ConvTranspose2dOptions {
-  ConvTranspose2dOptions(int64_t in_channels, int64_t out_channels, ExpandingArray2 kernel_size)
-      : in_channels_(in_channels), out_channels_(out_channels), kernel_size_(kernel_size), stride_(1), padding_(0),
-        output_padding_(0), groups_(1), bias_(true), dilation_(1) {}
-  CTORCH_NN_ARG(int64_t, in_channels)
-  CTORCH_NN_ARG(int64_t, out_channels)
-  CTORCH_NN_ARG(ExpandingArray2, kernel_size)
-  CTORCH_NN_ARG(ExpandingArray2, stride)
-  CTORCH_NN_ARG(ExpandingArray2, padding)
-  CTORCH_NN_ARG(ExpandingArray2, output_padding)
-  CTORCH_NN_ARG(int64_t, groups)
-  CTORCH_NN_ARG(bool, bias)
-  CTORCH_NN_ARG(ExpandingArray2, dilation)
-};
-
-/// libtorch's ConvTranspose2dImpl: ctorch's ConvTranspose2d with its options; forward takes an
-/// optional output size.
-class ConvTranspose2dImpl : public ::ctorch::nn::ConvTranspose2d {
-  CTORCH_MODULE_REPLICABLE(ConvTranspose2dImpl)
-
- public:
-  ConvTranspose2dImpl(int64_t in_channels, int64_t out_channels, ExpandingArray2 kernel_size)
-      : ConvTranspose2dImpl(ConvTranspose2dOptions(in_channels, out_channels, kernel_size)) {}
-  explicit ConvTranspose2dImpl(const ConvTranspose2dOptions& o)
-      : ::ctorch::nn::ConvTranspose2d(o.in_channels(), o.out_channels(), o.kernel_size().value, o.stride().value,
-                                      o.padding().value, o.output_padding().value, o.groups(), o.bias(),
-                                      o.dilation().value),
-        options(o) {}
-  /// The transposed convolution (with the output padding that gives `output_size`, when given).
-  Tensor forward(const Tensor& input, const std::optional<IntArrayRef>& output_size = std::nullopt) {
-    return output_size ? ::ctorch::nn::ConvTranspose2d::forward(input, *output_size)
-                       : ::ctorch::nn::ConvTranspose2d::forward(input);
-  }
-  ConvTranspose2dOptions options;
-};
-TORCH_MODULE(ConvTranspose2d);
-
-/// torch::nn::AvgPool2dOptions(kernel_size).stride(s).padding(p).ceil_mode(c).count_include_pad(b)
-/// .divisor_override(d); the stride defaults to the kernel size.
-struct AvgPool2dOptions {
-  AvgPool2dOptions(ExpandingArray2 kernel_size)  // NOLINT: implicit, as libtorch's
-      : kernel_size_(kernel_size), stride_(kernel_size), padding_(0), ceil_mode_(false), count_include_pad_(true) {}
-  CTORCH_NN_ARG(ExpandingArray2, kernel_size)
-  CTORCH_NN_ARG(ExpandingArray2, stride)
-  CTORCH_NN_ARG(ExpandingArray2, padding)
-  CTORCH_NN_ARG(bool, ceil_mode)
-  CTORCH_NN_ARG(bool, count_include_pad)
-  CTORCH_NN_ARG(std::optional<int64_t>, divisor_override)
-};
-
-/// libtorch's AvgPool2dImpl: ctorch's AvgPool2d with its options.
-class AvgPool2dImpl : public ::ctorch::nn::AvgPool2d {
-  CTORCH_MODULE_REPLICABLE(AvgPool2dImpl)
-
- public:
-  explicit AvgPool2dImpl(ExpandingArray2 kernel_size) : AvgPool2dImpl(AvgPool2dOptions(kernel_size)) {}
-  explicit AvgPool2dImpl(const AvgPool2dOptions& o)
-      : ::ctorch::nn::AvgPool2d(o.kernel_size().value, o.stride().value, o.padding().value, o.ceil_mode(),
-                                o.count_include_pad(), o.divisor_override()),
-        options(o) {}
-  AvgPool2dOptions options;
-};
-TORCH_MODULE(AvgPool2d);
-
-/// torch::nn::AdaptiveAvgPool2dOptions(output_size) (both sizes given: libtorch's optional elements,
-/// which keep an input size, are not supported).
-struct AdaptiveAvgPool2dOptions {
-  AdaptiveAvgPool2dOptions(ExpandingArray2 output_size) : output_size_(output_size) {}  // NOLINT: implicit
-  CTORCH_NN_ARG(ExpandingArray2, output_size)
-};
-
-/// libtorch's AdaptiveAvgPool2dImpl: ctorch's AdaptiveAvgPool2d with its options.
-class AdaptiveAvgPool2dImpl : public ::ctorch::nn::AdaptiveAvgPool2d {
-  CTORCH_MODULE_REPLICABLE(AdaptiveAvgPool2dImpl)
-
- public:
-  explicit AdaptiveAvgPool2dImpl(ExpandingArray2 output_size)
-      : AdaptiveAvgPool2dImpl(AdaptiveAvgPool2dOptions(output_size)) {}
-  explicit AdaptiveAvgPool2dImpl(const AdaptiveAvgPool2dOptions& o)
-      : ::ctorch::nn::AdaptiveAvgPool2d(o.output_size().value), options(o) {}
-  AdaptiveAvgPool2dOptions options;
-};
-TORCH_MODULE(AdaptiveAvgPool2d);
-
-/// torch::nn::BatchNormOptions(num_features).eps(e).momentum(m).affine(a).track_running_stats(t).
-struct BatchNormOptions {
-  BatchNormOptions(int64_t num_features)  // NOLINT: implicit, as libtorch's
-      : num_features_(num_features), eps_(1e-5), momentum_(0.1), affine_(true), track_running_stats_(true) {}
-  CTORCH_NN_ARG(int64_t, num_features)
-  CTORCH_NN_ARG(double, eps)
-  CTORCH_NN_ARG(std::optional<double>, momentum)
-  CTORCH_NN_ARG(bool, affine)
-  CTORCH_NN_ARG(bool, track_running_stats)
-};
-/// torch::nn::BatchNorm1dOptions.
-using BatchNorm1dOptions = BatchNormOptions;
-/// torch::nn::BatchNorm2dOptions.
-using BatchNorm2dOptions = BatchNormOptions;
-
-/// libtorch's BatchNorm1dImpl / BatchNorm2dImpl: ctorch's batch normalization with its options
-/// (a momentum of nullopt, a cumulative average, is not supported).
-template <class Native>
-class BatchNormImplT : public Native {
- public:
-  explicit BatchNormImplT(const BatchNormOptions& o)
-      : Native(o.num_features(), o.eps(), momentum_of(o), o.affine(), o.track_running_stats()), options(o) {}
-  BatchNormOptions options;
-
- private:
-  static double momentum_of(const BatchNormOptions& o) {
-    CTORCH_CHECK_NOT_IMPLEMENTED(o.momentum().has_value(),
-                                 "BatchNorm with momentum=None (a cumulative moving average) is not implemented");
-    return *o.momentum();
-  }
-};
-/// libtorch's BatchNorm1dImpl.
-class BatchNorm1dImpl : public BatchNormImplT<::ctorch::nn::BatchNorm1d> {
-  CTORCH_MODULE_REPLICABLE(BatchNorm1dImpl)
-
- public:
-  using BatchNormImplT::BatchNormImplT;
-};
-TORCH_MODULE(BatchNorm1d);
-/// libtorch's BatchNorm2dImpl.
-class BatchNorm2dImpl : public BatchNormImplT<::ctorch::nn::BatchNorm2d> {
-  CTORCH_MODULE_REPLICABLE(BatchNorm2dImpl)
-
- public:
-  using BatchNormImplT::BatchNormImplT;
-};
-TORCH_MODULE(BatchNorm2d);
-
 /// torch::nn::LeakyReLUOptions().negative_slope(s).inplace(b).
 struct LeakyReLUOptions {
   LeakyReLUOptions() : negative_slope_(1e-2), inplace_(false) {}
@@ -310,48 +137,6 @@ class LeakyReLUImpl : public ::ctorch::nn::LeakyReLU {
 };
 TORCH_MODULE(LeakyReLU);
 
-/// torch::nn::DropoutOptions(p).
-struct DropoutOptions {
-  DropoutOptions(double p = 0.5) : p_(p) {}  // NOLINT: implicit, as libtorch's
-  CTORCH_NN_ARG(double, p)
-};
-/// libtorch's DropoutImpl.
-class DropoutImpl : public ::ctorch::nn::Dropout {
-  CTORCH_MODULE_REPLICABLE(DropoutImpl)
-
- public:
-  explicit DropoutImpl(const DropoutOptions& o = {}) : ::ctorch::nn::Dropout(o.p()) {}
-  explicit DropoutImpl(double p) : ::ctorch::nn::Dropout(p) {}
-};
-TORCH_MODULE(Dropout);
-
-/// torch::nn::Dropout2dOptions(p) (libtorch's alias of DropoutOptions).
-using Dropout2dOptions = DropoutOptions;
-/// libtorch's Dropout2dImpl: whole channels zeroed in training.
-class Dropout2dImpl : public ::ctorch::nn::Dropout2d {
-  CTORCH_MODULE_REPLICABLE(Dropout2dImpl)
-
- public:
-  explicit Dropout2dImpl(const Dropout2dOptions& o = {}) : ::ctorch::nn::Dropout2d(o.p()) {}
-  explicit Dropout2dImpl(double p) : ::ctorch::nn::Dropout2d(p) {}
-};
-TORCH_MODULE(Dropout2d);
-
-/// torch::nn::FeatureDropoutOptions(p).
-using FeatureDropoutOptions = DropoutOptions;
-/// libtorch's FeatureDropoutImpl (the MNIST example's conv2_drop): feature_dropout in training.
-class FeatureDropoutImpl : public ::ctorch::nn::Dropout2d {
-  CTORCH_MODULE_REPLICABLE(FeatureDropoutImpl)
-
- public:
-  explicit FeatureDropoutImpl(const FeatureDropoutOptions& o = {}) : ::ctorch::nn::Dropout2d(o.p()) {}
-  explicit FeatureDropoutImpl(double p) : ::ctorch::nn::Dropout2d(p) {}
-  Tensor forward(const Tensor& input) override {
-    return ::ctorch::nn::functional::feature_dropout(input, p, is_training());
-  }
-};
-TORCH_MODULE(FeatureDropout);
-
 /// libtorch's ReLUImpl.
 class ReLUImpl : public ::ctorch::nn::ReLU {
   CTORCH_MODULE_REPLICABLE(ReLUImpl)
@@ -367,12 +152,6 @@ class TanhImpl : public ::ctorch::nn::Tanh {
   CTORCH_MODULE_REPLICABLE(TanhImpl)
 };
 TORCH_MODULE(Tanh);
-/// libtorch's FlattenImpl (start_dim 1, end_dim -1).
-class FlattenImpl : public ::ctorch::nn::Flatten {
-  CTORCH_MODULE_REPLICABLE(FlattenImpl)
-};
-TORCH_MODULE(Flatten);
-
 /// libtorch's FunctionalImpl: a function of one tensor as a module without parameters; arguments
 /// after the function are passed after the tensor (`Functional(torch::leaky_relu, 0.2)`).
 class FunctionalImpl : public ::ctorch::nn::UnaryModule {
@@ -473,3 +252,9 @@ inline Tensor binary_cross_entropy(const Tensor& input, const Tensor& target) {
 #include "ctorch/libtorch/containers.h"  // after ModuleHolder
 #include "ctorch/libtorch/init.h"
 #include "ctorch/libtorch/nn_utils.h"
+// The layer families' options, functional forms and holders.
+#include "ctorch/libtorch/aten_layers.h"
+#include "ctorch/libtorch/functional_layers.h"
+#include "ctorch/libtorch/modules_conv.h"
+#include "ctorch/libtorch/modules_pooling.h"
+#include "ctorch/libtorch/modules_layers.h"
