@@ -50,6 +50,8 @@ class Tensor {
   bool defined() const { return static_cast<bool>(impl_); }
   /// The impl (for library code).
   TensorImpl* impl() const { return impl_.get(); }
+  /// The impl (libtorch's spelling; its address keys optimizer state).
+  TensorImpl* unsafeGetTensorImpl() const { return impl_.get(); }
   /// Shared handle to the impl.
   const IntrusivePtr<TensorImpl>& impl_ptr() const { return impl_; }
   /// Sizes of every dimension.

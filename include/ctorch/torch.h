@@ -17,6 +17,7 @@
 #include "ctorch/libtorch/cuda.h"
 #include "ctorch/libtorch/data.h"
 #include "ctorch/libtorch/nn.h"
+#include "ctorch/libtorch/optim.h"
 #include "ctorch/libtorch/parallel.h"
 #include "ctorch/libtorch/serialize.h"
 #include "ctorch/libtorch/version.h"
