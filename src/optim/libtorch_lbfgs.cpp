@@ -9,14 +9,15 @@ using ::ctorch::IValue;
 
 namespace {
 IValue tensor_list(const std::deque<Tensor>& ts) {
-  std::vector<IValue> items(ts.begin(), ts.end());
+  std::vector<IValue> items;
+  for (const Tensor& t : ts) items.push_back(t.defined() ? IValue(t) : IValue());  // al's unused slots: None
   return IValue::list(std::move(items));
 }
 std::deque<Tensor> read_tensor_list(serialize::InputArchive& a, const char* key) {
   std::deque<Tensor> out;
   IValue v;
   if (a.try_read(key, v)) {
-    for (const IValue& e : v.elements()) out.push_back(e.to_tensor());
+    for (const IValue& e : v.elements()) out.push_back(e.is_none() ? Tensor() : e.to_tensor());
   }
   return out;
 }
