@@ -18,6 +18,7 @@
 #include "ctorch/libtorch/data.h"
 #include "ctorch/libtorch/nn.h"
 #include "ctorch/libtorch/optim.h"
+#include "ctorch/libtorch/autograd.h"
 #include "ctorch/libtorch/parallel.h"
 #include "ctorch/libtorch/serialize.h"
 #include "ctorch/libtorch/version.h"

@@ -9,6 +9,7 @@
 #include <unordered_set>
 
 #include "autograd/accumulate_grad.h"
+#include "autograd/anomaly.h"
 #include "autograd/meta.h"
 #include "ctorch/autograd.h"
 #include "ctorch/cuda_event.h"
@@ -23,6 +24,9 @@ namespace ctorch::autograd {
 namespace {
 
 std::atomic<bool> g_anomaly{false};
+std::atomic<bool> g_anomaly_check_nan{true};
+thread_local const Node* t_running_node = nullptr;
+std::atomic<bool> g_create_graph_warned{false};
 
 // A gradient waiting for its node, with the stream that produced it (cuda only).
 struct Pending {
@@ -72,7 +76,7 @@ void check_anomaly(const Node& node, const variable_list& outputs) {
     if (!g.defined() || !g.is_floating_point()) continue;
     if (g.ne(g).any().item<bool>()) {
       // PyTorch warns with the forward's traceback, then raises.
-      if (!node.forward_trace().empty()) warn("Error detected in " + node.name() + ". " + node.forward_trace());
+      detail::warn_anomaly_traces(node);
       std::ostringstream os;
       os << "Function '" << node.name() << "' returned nan values in its " << i << "th output.";
       CTORCH_CHECK(false, os.str());
@@ -233,8 +237,16 @@ variable_list run_graph(const variable_list& roots, const variable_list& root_gr
         guard.emplace(*stream);
         used_streams.insert(*stream);
       }
-      outputs = node->apply(std::move(inputs));
-      if (AnomalyMode::is_enabled()) check_anomaly(*node, outputs);
+      const Node* caller = detail::set_current_backward_node(node);
+      try {
+        outputs = node->apply(std::move(inputs));
+      } catch (...) {
+        detail::set_current_backward_node(caller);
+        if (AnomalyMode::is_enabled()) detail::warn_anomaly_traces(*node);
+        throw;
+      }
+      detail::set_current_backward_node(caller);
+      if (AnomalyMode::is_enabled() && AnomalyMode::should_check_nan()) check_anomaly(*node, outputs);
     }
     if (!opt.keep_graph) node->release_variables();
 
@@ -266,18 +278,57 @@ void queue_callback(std::function<void()> fn) {
 
 bool AnomalyMode::is_enabled() noexcept { return g_anomaly.load(std::memory_order_relaxed); }
 
-void AnomalyMode::set_enabled(bool enabled) noexcept { g_anomaly.store(enabled, std::memory_order_relaxed); }
-
-DetectAnomalyGuard::DetectAnomalyGuard() : previous_(AnomalyMode::is_enabled()) {
-  warn("This mode should be enabled only for debugging as the different tests will slow down your program "
-       "execution.");
-  AnomalyMode::set_enabled(true);
+void AnomalyMode::set_enabled(bool enabled, bool check_nan) noexcept {
+  g_anomaly.store(enabled, std::memory_order_relaxed);
+  g_anomaly_check_nan.store(check_nan, std::memory_order_relaxed);
 }
 
-DetectAnomalyGuard::~DetectAnomalyGuard() { AnomalyMode::set_enabled(previous_); }
+bool AnomalyMode::should_check_nan() noexcept { return g_anomaly_check_nan.load(std::memory_order_relaxed); }
+
+DetectAnomalyGuard::DetectAnomalyGuard(bool check_nan)
+    : previous_(AnomalyMode::is_enabled()), previous_check_nan_(AnomalyMode::should_check_nan()) {
+  warn("This mode should be enabled only for debugging as the different tests will slow down your program "
+       "execution.");
+  AnomalyMode::set_enabled(true, check_nan);
+}
+
+DetectAnomalyGuard::~DetectAnomalyGuard() { AnomalyMode::set_enabled(previous_, previous_check_nan_); }
+
+namespace detail {
+
+const Node* current_backward_node() { return t_running_node; }
+
+const Node* set_current_backward_node(const Node* node) { return std::exchange(t_running_node, node); }
+
+void record_anomaly_trace(Node& node, std::string trace) {
+  node.forward_trace_ = std::move(trace);
+  const Node* parent = t_running_node;
+  if (parent == nullptr || parent->forward_trace_.empty()) return;
+  std::string text = parent->forward_trace_;
+  const std::string caused = "Traceback of forward call that caused the error:";
+  if (text.compare(0, caused.size(), caused) == 0) text = text.substr(caused.size());
+  node.anomaly_parents_.push_back("\n\nPrevious calculation was induced by " + parent->name() +
+                                  ". Traceback of forward call that induced the previous calculation:" + text);
+  for (const std::string& p : parent->anomaly_parents_) node.anomaly_parents_.push_back(p);
+}
+
+void warn_anomaly_traces(const Node& node) {
+  if (node.forward_trace_.empty()) return;
+  warn("Error detected in " + node.name() + ". " + node.forward_trace_);
+  for (const std::string& p : node.anomaly_parents_) warn(p);
+}
+
+}  // namespace detail
 
 void backward(const variable_list& tensors, const variable_list& grad_tensors, std::optional<bool> retain_graph,
               bool create_graph, const variable_list& inputs) {
+  if (create_graph) {  // torch/csrc/autograd/autograd.cpp's TORCH_WARN_ONCE
+    warn_once(g_create_graph_warned,
+              "Using backward() with create_graph=True will create a reference cycle between the parameter and its "
+              "gradient which can cause a memory leak. We recommend using autograd.grad when creating the graph to "
+              "avoid this. If you have to use this function, make sure to reset the .grad fields of your "
+              "parameters to None after use to break the cycle and avoid the leak.");
+  }
   RunOptions opt;
   opt.keep_graph = retain_graph.value_or(create_graph);
   opt.create_graph = create_graph;
