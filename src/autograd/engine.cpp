@@ -4,6 +4,7 @@
 // current streams wait for the backward's streams at the end).
 #include <map>
 #include <queue>
+#include <thread>
 #include <sstream>
 #include <unordered_map>
 #include <unordered_set>
@@ -26,6 +27,7 @@ namespace {
 std::atomic<bool> g_anomaly{false};
 std::atomic<bool> g_anomaly_check_nan{true};
 thread_local const Node* t_running_node = nullptr;
+thread_local const std::function<bool(const Node*)>* t_node_needed = nullptr;  // the running task's
 std::atomic<bool> g_create_graph_warned{false};
 
 // A gradient waiting for its node, with the stream that produced it (cuda only).
@@ -110,7 +112,39 @@ thread_local std::vector<std::function<void()>>* t_final_callbacks = nullptr;
 variable_list run_graph(const variable_list& roots, const variable_list& root_grads, const RunOptions& opt);
 
 // run_graph, then the callbacks queued while it ran (in order; a callback may queue more).
+// Reentrant backward (a node's backward calling backward) nests on the calling thread up to this
+// depth; deeper, the nested backward runs on a fresh thread (a fresh stack), as PyTorch's engine
+// hands it to a pool thread past its MAX_DEPTH, so thousands of levels do not overflow the stack.
+constexpr int kMaxReentrantDepth = 60;
+thread_local int t_reentrant_depth = 0;
+
+variable_list run_here(const variable_list& roots, const variable_list& root_grads, const RunOptions& opt);
+
 variable_list run(const variable_list& roots, const variable_list& root_grads, const RunOptions& opt) {
+  if (t_reentrant_depth < kMaxReentrantDepth) {
+    ++t_reentrant_depth;
+    struct Depth {
+      ~Depth() { --t_reentrant_depth; }
+    } depth;
+    return run_here(roots, root_grads, opt);
+  }
+  variable_list result;
+  std::exception_ptr error;
+  const bool grad_enabled = GradMode::is_enabled();
+  std::thread worker([&] {
+    try {
+      AutoGradMode mode(grad_enabled);
+      result = run(roots, root_grads, opt);
+    } catch (...) {
+      error = std::current_exception();
+    }
+  });
+  worker.join();
+  if (error) std::rethrow_exception(error);
+  return result;
+}
+
+variable_list run_here(const variable_list& roots, const variable_list& root_grads, const RunOptions& opt) {
   std::vector<std::function<void()>> callbacks;
   std::vector<std::function<void()>>* const outer = t_final_callbacks;
   t_final_callbacks = &callbacks;
@@ -192,6 +226,16 @@ variable_list run_graph(const variable_list& roots, const variable_list& root_gr
     }
   }
   auto must_run = [&](Node* n) { return !restricted || needed.count(n); };
+  // What a custom function's needs_input_grad asks while this task runs (PyTorch's exec_info).
+  std::function<bool(const Node*)> node_needed = [&](const Node* n) {
+    Node* m = const_cast<Node*>(n);
+    return must_run(m) || capture_at.count(m) > 0;
+  };
+  struct TaskScope {
+    const std::function<bool(const Node*)>* previous;
+    explicit TaskScope(const std::function<bool(const Node*)>* f) : previous(std::exchange(t_node_needed, f)) {}
+    ~TaskScope() { t_node_needed = previous; }
+  } task_scope(&node_needed);
 
   variable_list captured(opt.captures.size());
   std::priority_queue<Node*, std::vector<Node*>, ByPriority> ready;
@@ -297,6 +341,11 @@ DetectAnomalyGuard::~DetectAnomalyGuard() { AnomalyMode::set_enabled(previous_, 
 namespace detail {
 
 const Node* current_backward_node() { return t_running_node; }
+
+bool edge_needed(const Edge& edge) {
+  if (t_node_needed == nullptr) return true;
+  return edge.is_valid() && (*t_node_needed)(edge.function.get());
+}
 
 const Node* set_current_backward_node(const Node* node) { return std::exchange(t_running_node, node); }
 
