@@ -131,9 +131,14 @@ variable_list run(const variable_list& roots, const variable_list& root_grads, c
   variable_list result;
   std::exception_ptr error;
   const bool grad_enabled = GradMode::is_enabled();
+  WarningHandler handler = set_warning_handler(nullptr);  // the caller's, carried to the worker
+  set_warning_handler(handler);
+  const Node* caller = t_running_node;
   std::thread worker([&] {
     try {
       AutoGradMode mode(grad_enabled);
+      WarningHandlerGuard warnings(handler);
+      t_running_node = caller;
       result = run(roots, root_grads, opt);
     } catch (...) {
       error = std::current_exception();
