@@ -101,6 +101,16 @@ void bind_optimizers(py::module_& m) {
     rms_update(o, d);
     return o;
   }, rms_update);
+  auto adagrad_update = [](optim::AdagradOptions& o, const py::dict& d) {
+    o.lr(d["lr"].cast<double>()).lr_decay(d["lr_decay"].cast<double>()).eps(d["eps"].cast<double>());
+    o.weight_decay(d["weight_decay"].cast<double>()).maximize(d["maximize"].cast<bool>());
+    o.initial_accumulator_value(d["initial_accumulator_value"].cast<double>());
+  };
+  bind_optimizer<optim::Adagrad, optim::AdagradOptions>(m, "Adagrad", [adagrad_update](const py::dict& d) {
+    optim::AdagradOptions o;
+    adagrad_update(o, d);
+    return o;
+  }, adagrad_update);
 }
 
 }  // namespace

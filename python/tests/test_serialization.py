@@ -132,7 +132,7 @@ def train(torch, model, opt, steps, seed):
     return losses
 
 
-@pytest.mark.parametrize("make", ["sgd", "adam", "adamw", "rmsprop"])
+@pytest.mark.parametrize("make", ["sgd", "adam", "adamw", "rmsprop", "adagrad"])
 def test_resumed_training_continues_with_the_same_losses(make):
     def build(torch):
         torch.manual_seed(1)
@@ -140,7 +140,8 @@ def test_resumed_training_continues_with_the_same_losses(make):
         opt = {"sgd": lambda p: torch.optim.SGD(p, lr=0.05, momentum=0.9, nesterov=True),
                "adam": lambda p: torch.optim.Adam(p, lr=0.01, amsgrad=True),
                "adamw": lambda p: torch.optim.AdamW(p, lr=0.01),
-               "rmsprop": lambda p: torch.optim.RMSprop(p, lr=0.01, momentum=0.5, centered=True)}[make](
+               "rmsprop": lambda p: torch.optim.RMSprop(p, lr=0.01, momentum=0.5, centered=True),
+               "adagrad": lambda p: torch.optim.Adagrad(p, lr=0.05, lr_decay=0.01, initial_accumulator_value=0.1)}[make](
                    model.parameters())
         return model, opt
 

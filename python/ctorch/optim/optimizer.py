@@ -1,4 +1,4 @@
-"""Optimizer and the algorithms (SGD, Adam, AdamW, RMSprop)."""
+"""Optimizer and the algorithms (SGD, Adam, AdamW, RMSprop, Adagrad)."""
 from .. import _C
 
 
@@ -166,3 +166,15 @@ class RMSprop(Optimizer):
         super().__init__(params, dict(lr=lr, momentum=momentum, alpha=alpha, eps=eps, centered=centered,
                                       weight_decay=weight_decay, foreach=foreach, maximize=maximize,
                                       differentiable=differentiable))
+
+
+class Adagrad(Optimizer):
+    """Adagrad (per-parameter sums of squared gradients, starting at initial_accumulator_value)."""
+
+    _native_class = _C._nn.Adagrad
+
+    def __init__(self, params, lr=1e-2, lr_decay=0, weight_decay=0, initial_accumulator_value=0, eps=1e-10,
+                 foreach=None, *, maximize=False):
+        super().__init__(params, dict(lr=lr, lr_decay=lr_decay, eps=eps, weight_decay=weight_decay,
+                                      initial_accumulator_value=initial_accumulator_value, foreach=foreach,
+                                      maximize=maximize))
