@@ -67,6 +67,7 @@ struct RMSpropOptions {
   CTORCH_OPTIM_ARG(double, weight_decay, 0)
   CTORCH_OPTIM_ARG(double, momentum, 0)
   CTORCH_OPTIM_ARG(bool, centered, false)
+  CTORCH_OPTIM_ARG(bool, maximize, false)
 };
 
 /// Adagrad's hyper-parameters (torch.optim.Adagrad).

@@ -95,6 +95,7 @@ void bind_optimizers(py::module_& m) {
   auto rms_update = [](optim::RMSpropOptions& o, const py::dict& d) {
     o.lr(d["lr"].cast<double>()).alpha(d["alpha"].cast<double>()).eps(d["eps"].cast<double>());
     o.weight_decay(d["weight_decay"].cast<double>()).momentum(d["momentum"].cast<double>()).centered(d["centered"].cast<bool>());
+    o.maximize(d["maximize"].cast<bool>());
   };
   bind_optimizer<optim::RMSprop, optim::RMSpropOptions>(m, "RMSprop", [rms_update](const py::dict& d) {
     optim::RMSpropOptions o;

@@ -80,7 +80,7 @@ void rmsprop(Tensor& param, const Tensor& grad, Tensor& square_avg, Tensor& grad
              const RMSpropOptions& o) {
   NoGradGuard no_grad;
   if (!square_avg.defined()) square_avg = zeros_like(param);
-  Tensor g = grad;
+  Tensor g = o.maximize() ? grad.neg() : grad;
   if (o.weight_decay() != 0) g = g.add(param, o.weight_decay());
   square_avg.mul_(o.alpha()).add_(g * g, 1 - o.alpha());
   Tensor avg;

@@ -86,7 +86,7 @@ Value options_dict(const AdamOptions& o) {
 Value options_dict(const RMSpropOptions& o) {
   return Value::dict({{"lr", o.lr()}, {"momentum", o.momentum()}, {"alpha", o.alpha()}, {"eps", o.eps()},
                       {"centered", o.centered()}, {"weight_decay", o.weight_decay()}, {"foreach", Value()},
-                      {"maximize", false}, {"differentiable", false}});
+                      {"maximize", o.maximize()}, {"differentiable", false}});
 }
 
 Value options_dict(const AdagradOptions& o) {
@@ -125,8 +125,7 @@ AdamOptions options_from(const Value& d, AdamOptions o) {
 RMSpropOptions options_from(const Value& d, RMSpropOptions o) {
   o.lr(number(d, "lr", o.lr())).momentum(number(d, "momentum", o.momentum())).alpha(number(d, "alpha", o.alpha()));
   o.eps(number(d, "eps", o.eps())).weight_decay(number(d, "weight_decay", o.weight_decay()));
-  o.centered(flag(d, "centered", o.centered()));
-  if (flag(d, "maximize", false)) throw NotImplementedError("ctorch: RMSprop(maximize=True) is not implemented");
+  o.centered(flag(d, "centered", o.centered())).maximize(flag(d, "maximize", o.maximize()));
   return o;
 }
 

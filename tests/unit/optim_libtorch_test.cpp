@@ -51,6 +51,19 @@ TEST(OptimLibtorch, NativeAdagradMatchesPyTorch) {
             "Invalid lr_decay value: -1.0");
 }
 
+// torch.optim.RMSprop(lr=0.01, momentum=0.5, centered=True, weight_decay=0.1, maximize=True), 3 steps.
+TEST(OptimLibtorch, NativeRmspropMaximizeMatchesPyTorch) {
+  Tensor p = start();
+  ctorch::optim::RMSprop opt({p}, ctorch::optim::RMSpropOptions(0.01).momentum(0.5).centered(true).weight_decay(0.1).maximize(true));
+  for (int i = 0; i < 3; ++i) {
+    opt.zero_grad();
+    quad(p).backward();
+    opt.step();
+  }
+  expect_values(p, {1.353113224764919, -2.347934997722371, 3.3460869047967656});
+  EXPECT_TRUE(opt.state_dict().at("param_groups").elements().at(0).at("maximize").to_bool());
+}
+
 // torch.optim.LBFGS(lr=0.5, max_iter=5, history_size=3), 2 steps; and with line_search_fn="strong_wolfe".
 TEST(OptimLibtorch, NativeLbfgsMatchesPyTorch) {
   Tensor p = start();

@@ -161,8 +161,6 @@ class RMSprop(Optimizer):
 
     def __init__(self, params, lr=1e-2, alpha=0.99, eps=1e-8, weight_decay=0, momentum=0, centered=False,
                  foreach=None, maximize=False, differentiable=False):
-        if maximize:
-            raise NotImplementedError("ctorch: RMSprop(maximize=True) is not implemented")
         super().__init__(params, dict(lr=lr, momentum=momentum, alpha=alpha, eps=eps, centered=centered,
                                       weight_decay=weight_decay, foreach=foreach, maximize=maximize,
                                       differentiable=differentiable))
