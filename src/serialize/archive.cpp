@@ -1,8 +1,5 @@
 // torch::serialize::OutputArchive / InputArchive (ctorch/libtorch/serialize_archive.h): archives as
-// one flat dict of dotted keys in ctorch's checkpoint format, module save/load through them, and
-// c10::make_tempfile.
-#include <unistd.h>
-
+// one flat dict of dotted keys in ctorch's checkpoint format, and module save/load through them.
 #include <cstdio>
 #include <cstdlib>
 #include <istream>
@@ -206,29 +203,3 @@ void load_module(::ctorch::nn::Module& module, InputArchive& archive) {
 }
 
 }  // namespace torch::serialize
-
-namespace c10 {
-
-TempFile& TempFile::operator=(TempFile&& other) noexcept {
-  if (this != &other) {
-    if (!name.empty()) std::remove(name.c_str());
-    name = std::move(other.name);
-    other.name.clear();
-  }
-  return *this;
-}
-
-TempFile::~TempFile() {
-  if (!name.empty()) std::remove(name.c_str());
-}
-
-TempFile make_tempfile(std::string name_prefix) {
-  const char* dir = std::getenv("TMPDIR");
-  std::string path = std::string(dir != nullptr && *dir != '\0' ? dir : "/tmp") + "/" + name_prefix + "XXXXXX";
-  const int fd = ::mkstemp(path.data());
-  CTORCH_CHECK(fd != -1, "[make_tempfile] Error generating temporary file ", path);
-  ::close(fd);
-  return TempFile(std::move(path));
-}
-
-}  // namespace c10

@@ -2,8 +2,8 @@
 // (ctorch/serialization.h). An archive is stored as one flat dict: a nested archive written under
 // "a" contributes its entries as "a.<key>", so a module's archive is its state_dict and loads in
 // Python with torch.load (libtorch writes TorchScript archives instead). Keys containing '.' are
-// therefore ambiguous, and an empty nested archive leaves no trace. Also c10::make_tempfile
-// and module save/load through archives (libtorch's Module::save/load).
+// therefore ambiguous, and an empty nested archive leaves no trace. Also module save/load through
+// archives (libtorch's Module::save/load).
 #pragma once
 
 #include <cstddef>
@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "ctorch/nn_module.h"
+#include "ctorch/libtorch/tempfile.h"
 #include "ctorch/serialization.h"
 
 namespace torch::serialize {
@@ -99,19 +100,6 @@ void load_module(::ctorch::nn::Module& module, InputArchive& archive);
 }  // namespace torch::serialize
 
 namespace c10 {
-/// A file that is removed when this goes out of scope (c10::TempFile).
-struct TempFile {
-  /// Creates a file named `name`.
-  explicit TempFile(std::string name) : name(std::move(name)) {}
-  TempFile(TempFile&& other) noexcept : name(std::move(other.name)) { other.name.clear(); }
-  TempFile& operator=(TempFile&& other) noexcept;
-  TempFile(const TempFile&) = delete;
-  TempFile& operator=(const TempFile&) = delete;
-  ~TempFile();
-  std::string name;
-};
-/// A new empty file in $TMPDIR (default /tmp) named `<prefix>XXXXXX` (c10::make_tempfile).
-TempFile make_tempfile(std::string name_prefix = "torch-file-");
 /// c10::to_string: the printed form of `value`.
 template <class T>
 std::string to_string(const T& value) {
