@@ -32,6 +32,48 @@ inline void save_value(const ::ctorch::IValue& value, const std::function<size_t
 }
 }  // namespace serialize_detail
 
+/// archive << tensor: the tensor as entry "0" (libtorch's torch/serialize/tensor.h).
+inline serialize::OutputArchive& operator<<(serialize::OutputArchive& archive, const Tensor& tensor) {
+  archive.write("0", tensor);
+  return archive;
+}
+/// archive >> tensor: entry "0".
+inline serialize::InputArchive& operator>>(serialize::InputArchive& archive, Tensor& tensor) {
+  archive.read("0", tensor);
+  return archive;
+}
+/// archive << module_ptr: module.save(archive).
+template <class M>
+  requires std::is_base_of_v<::ctorch::nn::Module, M>
+serialize::OutputArchive& operator<<(serialize::OutputArchive& archive, const std::shared_ptr<M>& module) {
+  serialize::save_module(*module, archive);
+  return archive;
+}
+/// archive >> module_ptr: module.load(archive).
+template <class M>
+  requires std::is_base_of_v<::ctorch::nn::Module, M>
+serialize::InputArchive& operator>>(serialize::InputArchive& archive, const std::shared_ptr<M>& module) {
+  serialize::load_module(*module, archive);
+  return archive;
+}
+
+/// torch::save(value, ...) for any value with `archive << value` (samplers, user types), as libtorch's.
+template <class Value, class... SaveToArgs>
+  requires requires(serialize::OutputArchive& a, const Value& v) { a << v; }
+void save(const Value& value, SaveToArgs&&... args) {
+  serialize::OutputArchive archive;
+  archive << value;
+  archive.save_to(std::forward<SaveToArgs>(args)...);
+}
+/// torch::load(value, ...) for any value with `archive >> value`.
+template <class Value, class... LoadFromArgs>
+  requires requires(serialize::InputArchive& a, Value& v) { a >> v; }
+void load(Value& value, LoadFromArgs&&... args) {
+  serialize::InputArchive archive;
+  archive.load_from(std::forward<LoadFromArgs>(args)...);
+  archive >> value;
+}
+
 /// torch::save(tensor, path | stream | writer).
 template <class... SaveToArgs>
 void save(const Tensor& tensor, SaveToArgs&&... args) {
