@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "ctorch/optim.h"
+#include "ctorch/serialization.h"
 #include "ctorch/tensor.h"
 
 namespace ctorch::optim {
@@ -59,6 +60,11 @@ class LBFGS {
   LBFGSOptions& options() { return options_; }
   /// The state.
   LBFGSState& state() { return state_; }
+  /// torch.optim.LBFGS.state_dict() in PyTorch 1.13's layout (the state under parameter 0).
+  serialization::Value state_dict() const;
+  /// Loads a state_dict (ctorch's or PyTorch's: t, H_diag and prev_loss as numbers or tensors); tensors go
+  /// to the first parameter's device and dtype.
+  void load_state_dict(const serialization::Value& state_dict);
 
  private:
   std::vector<Tensor> params_;

@@ -834,6 +834,22 @@ def adagrad_and_rmsprop_maximize_steps(torch):
     return out
 
 
+@case
+def lbfgs_steps_with_and_without_line_search(torch):
+    out = []
+    for line_search in (None, "strong_wolfe"):
+        p = torch.tensor([1.0, -2.0, 3.0], dtype=torch.float64, requires_grad=True)
+        opt = torch.optim.LBFGS([p], lr=0.5, max_iter=5, history_size=3, line_search_fn=line_search)
+
+        def closure():
+            opt.zero_grad()
+            loss = (1 - p[0]) ** 2 + 100 * (p[1] - p[0] ** 2) ** 2 + (p[2] - 1) ** 2
+            loss.backward()
+            return loss
+        out += [opt.step(closure).detach() for _ in range(2)] + [p.detach()]
+    return out
+
+
 # ---- DistributedDataParallel's constructor checks (no process group needed) -------------------------
 
 @case

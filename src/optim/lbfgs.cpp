@@ -317,4 +317,85 @@ Tensor LBFGS::step(const std::function<Tensor()>& closure) {
 
 void LBFGS::zero_grad(bool set_to_none) { autograd::zero_grad(params_, set_to_none); }
 
+namespace {
+using serialization::Value;
+
+Value tensors_value(const std::deque<Tensor>& ts) {
+  std::vector<Value> items;
+  for (const Tensor& t : ts) items.push_back(t.defined() ? Value(t) : Value());
+  return Value::list(std::move(items));
+}
+
+// A number saved as a Python float or int, or as a one-element tensor (PyTorch's t may be either).
+double number_of(const Value& v) { return v.is_tensor() ? v.to_tensor().item<double>() : v.to_double(); }
+}  // namespace
+
+Value LBFGS::state_dict() const {
+  Value groups = Value::list({});
+  Value group = Value::dict({{"lr", options_.lr()}, {"max_iter", options_.max_iter()},
+                             {"max_eval", options_.max_eval() ? Value(*options_.max_eval()) : Value()},
+                             {"tolerance_grad", options_.tolerance_grad()}, {"tolerance_change", options_.tolerance_change()},
+                             {"history_size", options_.history_size()},
+                             {"line_search_fn", options_.line_search_fn() ? Value(*options_.line_search_fn()) : Value()}});
+  std::vector<Value> ids;
+  for (size_t i = 0; i < params_.size(); ++i) ids.emplace_back(static_cast<int64_t>(i));
+  group.set("params", Value::list(std::move(ids)));
+  groups.append(std::move(group));
+  Value state = Value::dict();
+  if (state_.func_evals > 0) {  // torch.optim.LBFGS's keys, in the order its step sets them
+    const LBFGSState& s = state_;
+    Value d = Value::dict({{"func_evals", s.func_evals}, {"n_iter", s.n_iter}});
+    if (s.al) d.set("al", tensors_value(std::deque<Tensor>(s.al->begin(), s.al->end())));
+    if (s.d.defined()) {
+      d.set("d", Value(s.d));
+      d.set("t", s.t);
+      d.set("old_dirs", tensors_value(s.old_dirs));
+      d.set("old_stps", tensors_value(s.old_stps));
+      d.set("ro", tensors_value(s.ro));
+      d.set("H_diag", s.H_diag.defined() ? Value(s.H_diag) : Value());
+      d.set("prev_flat_grad", s.prev_flat_grad.defined() ? Value(s.prev_flat_grad) : Value());
+      d.set("prev_loss", s.prev_loss);
+    }
+    state.set(int64_t{0}, std::move(d));
+  }
+  return Value::dict({{"state", state}, {"param_groups", groups}});
+}
+
+void LBFGS::load_state_dict(const Value& state_dict) {
+  LBFGSState s;
+  const Value* entry = state_dict.at("state").find(int64_t{0});
+  if (entry != nullptr) {
+    CTORCH_CHECK(!params_.empty(), "[LBFGS::load_state_dict] The optimizer has no parameters");
+    const Tensor& p = params_[0];
+    auto tensor_of = [&](const Value& v) {
+      if (v.is_none()) return Tensor();
+      Tensor t = v.is_tensor() ? v.to_tensor() : ctorch::tensor(number_of(v));
+      if (p.is_floating_point()) t = t.to(p.dtype());
+      return t.to(p.device()).detach();
+    };
+    auto list_of = [&](const char* key) {
+      std::deque<Tensor> out;
+      if (const Value* v = entry->find(key)) {
+        for (const Value& e : v->elements()) out.push_back(tensor_of(e));
+      }
+      return out;
+    };
+    if (const Value* v = entry->find("func_evals")) s.func_evals = v->to_int();
+    if (const Value* v = entry->find("n_iter")) s.n_iter = v->to_int();
+    if (const Value* v = entry->find("t")) s.t = number_of(*v);
+    if (const Value* v = entry->find("prev_loss")) s.prev_loss = number_of(*v);
+    if (const Value* v = entry->find("d")) s.d = tensor_of(*v);
+    if (const Value* v = entry->find("H_diag")) s.H_diag = tensor_of(*v);
+    if (const Value* v = entry->find("prev_flat_grad")) s.prev_flat_grad = tensor_of(*v);
+    s.old_dirs = list_of("old_dirs");
+    s.old_stps = list_of("old_stps");
+    s.ro = list_of("ro");
+    if (entry->find("al") != nullptr) {
+      const std::deque<Tensor> al = list_of("al");
+      s.al = std::vector<Tensor>(al.begin(), al.end());
+    }
+  }
+  state_ = std::move(s);
+}
+
 }  // namespace ctorch::optim
