@@ -167,6 +167,31 @@ TEST(OptimLibtorch, NativeAdagradStateDictRoundTrip) {
   EXPECT_EQ(run(true), run(false));
 }
 
+// The native LBFGS's state_dict (torch.optim.LBFGS's layout) through torch.save's bytes resumes exactly.
+TEST(OptimLibtorch, NativeLbfgsStateDictRoundTrip) {
+  auto run = [](bool interrupt) {
+    Tensor p = start();
+    const auto options = ctorch::optim::LBFGSOptions(1).max_iter(4).history_size(3).line_search_fn("strong_wolfe");
+    auto opt = std::make_unique<ctorch::optim::LBFGS>(std::vector<Tensor>{p}, options);
+    std::vector<double> losses;
+    for (int i = 0; i < 3; ++i) {
+      if (interrupt && i == 1) {
+        const std::string bytes = ctorch::serialization::save_to_bytes(opt->state_dict());
+        opt = std::make_unique<ctorch::optim::LBFGS>(std::vector<Tensor>{p}, options);
+        opt->load_state_dict(ctorch::serialization::load_from_bytes(bytes));
+      }
+      losses.push_back(opt->step([&] {
+                          opt->zero_grad();
+                          Tensor loss = rosen(p);
+                          loss.backward();
+                          return loss;
+                        }).item<double>());
+    }
+    return losses;
+  };
+  EXPECT_EQ(run(true), run(false));
+}
+
 TEST(OptimLibtorch, ArchiveRoundTrip) {
   torch::serialize::OutputArchive inner;
   inner.write("t", ctorch::arange(6).reshape({2, 3}), /*is_buffer=*/true);
