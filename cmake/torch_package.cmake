@@ -11,7 +11,11 @@ set(CTORCH_TORCH_HEADERS
   ATen/cuda/CUDAGraph.h ATen/cuda/CUDAGeneratorImpl.h
   c10/core/Device.h c10/core/DeviceType.h c10/core/ScalarType.h c10/core/TensorOptions.h c10/cuda/CUDAGuard.h
   c10/cuda/CUDAStream.h c10/cuda/CUDAFunctions.h c10/cuda/CUDACachingAllocator.h c10/util/Exception.h
-  c10/util/ArrayRef.h c10/util/Optional.h c10/util/irange.h)
+  c10/util/ArrayRef.h c10/util/Optional.h c10/util/irange.h
+  torch/optim/optimizer.h torch/optim/adam.h torch/optim/adamw.h torch/optim/adagrad.h torch/optim/rmsprop.h
+  torch/optim/lbfgs.h torch/optim/serialize.h torch/optim/schedulers/lr_scheduler.h torch/optim/schedulers/step_lr.h
+  torch/serialize/archive.h torch/serialize/input-archive.h torch/serialize/output-archive.h
+  c10/util/tempfile.h c10/util/flat_hash_map.h)
 set(_compat ${CMAKE_CURRENT_BINARY_DIR}/torch_compat)
 foreach(h IN LISTS CTORCH_TORCH_HEADERS)
   file(CONFIGURE OUTPUT ${_compat}/${h} CONTENT

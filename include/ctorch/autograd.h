@@ -32,20 +32,23 @@ void queue_callback(std::function<void()> fn);
 struct AnomalyMode {
   /// True when anomaly detection is on (process-wide, as PyTorch's).
   static bool is_enabled() noexcept;
-  /// Turns anomaly detection on or off.
-  static void set_enabled(bool enabled) noexcept;
+  /// Turns anomaly detection on or off; check_nan: backward raises when a node returns NaN.
+  static void set_enabled(bool enabled, bool check_nan = true) noexcept;
+  /// True when anomaly detection checks gradients for NaN.
+  static bool should_check_nan() noexcept;
 };
 
-/// Turns anomaly detection on for a scope (torch.autograd.detect_anomaly()).
+/// Turns anomaly detection on for a scope (torch.autograd.detect_anomaly(check_nan)).
 class DetectAnomalyGuard {
  public:
-  DetectAnomalyGuard();
+  explicit DetectAnomalyGuard(bool check_nan = true);
   ~DetectAnomalyGuard();
   DetectAnomalyGuard(const DetectAnomalyGuard&) = delete;
   DetectAnomalyGuard& operator=(const DetectAnomalyGuard&) = delete;
 
  private:
   bool previous_;
+  bool previous_check_nan_;
 };
 
 /// Options of gradcheck (torch.autograd.gradcheck's keyword arguments).

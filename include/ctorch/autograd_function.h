@@ -7,6 +7,7 @@
 
 #include <cstddef>
 #include <functional>
+#include <initializer_list>
 #include <memory>
 #include <string>
 #include <tuple>
@@ -20,6 +21,9 @@
 #include "ctorch/serialization.h"
 
 namespace ctorch::autograd {
+
+/// A half-open range [first, second) of forward argument indices (libtorch's IndexRange).
+using IndexRange = std::pair<size_t, size_t>;
 
 /// What forward hands to backward (torch.autograd.function.FunctionCtx; libtorch's AutogradContext).
 class AutogradContext {
@@ -35,8 +39,18 @@ class AutogradContext {
   void mark_non_differentiable(const variable_list& outputs);
   /// Whether backward receives zeros for outputs that got no gradient (default) or undefined tensors.
   void set_materialize_grads(bool value) { materialize_grads_ = value; }
-  /// Whether tensor argument `index` of forward (counting every argument) needs a gradient.
+  /// Whether tensor argument `index` of forward (counting every argument) needs a gradient (in backward:
+  /// whether the running backward or grad() needs it).
   bool needs_input_grad(size_t index) const;
+  /// Whether any argument in the ranges needs a gradient.
+  bool needs_input_grad(std::initializer_list<IndexRange> ranges) const {
+    for (const IndexRange& r : ranges) {
+      for (size_t i = r.first; i < r.second; ++i) {
+        if (needs_input_grad(i)) return true;
+      }
+    }
+    return false;
+  }
   /// Other values for backward (numbers, strings, tensors...): ctx.constant = 5.5 in Python.
   std::unordered_map<std::string, IValue> saved_data;
 
@@ -50,6 +64,7 @@ class AutogradContext {
   std::weak_ptr<Node> node_;
   std::unordered_set<const TensorImpl*> dirty_, non_differentiable_;
   std::vector<bool> needs_input_grad_;
+  std::vector<int> input_of_argument_;  // argument position -> tensor input (next edge), -1 for others
   bool materialize_grads_ = true;
   bool released_ = false;
 };

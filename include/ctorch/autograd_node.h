@@ -84,6 +84,7 @@ class Node : public std::enable_shared_from_this<Node> {
   uint32_t num_inputs_ = 1;
   std::optional<Stream> stream_;
   std::string forward_trace_;
+  std::vector<std::string> anomaly_parents_;  ///< traces of the nodes whose backward created this one
 
  protected:
   /// Fits `grad` (gradient for forward input `i`) to its metadata: sums broadcast dims, casts, moves.

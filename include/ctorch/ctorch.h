@@ -61,6 +61,8 @@
 #include "ctorch/nvtx.h"
 #include "ctorch/ops.h"
 #include "ctorch/optim.h"
+#include "ctorch/optim_functional.h"
+#include "ctorch/optim_lbfgs.h"
 #include "ctorch/ordered_dict.h"
 #include "ctorch/parallel.h"
 #include "ctorch/normalization.h"

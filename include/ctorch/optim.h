@@ -1,4 +1,4 @@
-// torch.optim: SGD, Adam, AdamW, RMSprop with parameter groups, and learning-rate schedulers.
+// torch.optim: SGD, Adam, AdamW, RMSprop, Adagrad with parameter groups, and learning-rate schedulers.
 #pragma once
 
 #include <cstdint>
@@ -67,6 +67,18 @@ struct RMSpropOptions {
   CTORCH_OPTIM_ARG(double, weight_decay, 0)
   CTORCH_OPTIM_ARG(double, momentum, 0)
   CTORCH_OPTIM_ARG(bool, centered, false)
+  CTORCH_OPTIM_ARG(bool, maximize, false)
+};
+
+/// Adagrad's hyper-parameters (torch.optim.Adagrad).
+struct AdagradOptions {
+  AdagradOptions(double lr = 1e-2) : lr_(lr) {}  // NOLINT: implicit, as libtorch's
+  CTORCH_OPTIM_ARG(double, lr, 1e-2)
+  CTORCH_OPTIM_ARG(double, lr_decay, 0)
+  CTORCH_OPTIM_ARG(double, weight_decay, 0)
+  CTORCH_OPTIM_ARG(double, initial_accumulator_value, 0)
+  CTORCH_OPTIM_ARG(double, eps, 1e-10)
+  CTORCH_OPTIM_ARG(bool, maximize, false)
 };
 
 namespace detail {
@@ -76,6 +88,8 @@ void validate_options(const SGDOptions& o);
 void validate_options(const AdamOptions& o);
 /// Raises PyTorch's ValueError for an invalid RMSprop hyper-parameter ("Invalid alpha value: -0.5").
 void validate_options(const RMSpropOptions& o);
+/// Raises PyTorch's ValueError for an invalid Adagrad hyper-parameter ("Invalid lr_decay value: -1.0").
+void validate_options(const AdagradOptions& o);
 /// Options of other optimizers are not checked here.
 template <class Options>
 void validate_options(const Options&) {}
@@ -86,10 +100,13 @@ serialization::Value options_dict(const SGDOptions& o);
 serialization::Value options_dict(const AdamOptions& o);
 /// RMSprop's options as PyTorch 1.13's param_group dict (without "params").
 serialization::Value options_dict(const RMSpropOptions& o);
+/// Adagrad's options as PyTorch 1.13's param_group dict (without "params").
+serialization::Value options_dict(const AdagradOptions& o);
 /// `o` with the entries of param_group dict `d` it names (TypeError for a value of the wrong type).
 SGDOptions options_from(const serialization::Value& d, SGDOptions o);
 AdamOptions options_from(const serialization::Value& d, AdamOptions o);
 RMSpropOptions options_from(const serialization::Value& d, RMSpropOptions o);
+AdagradOptions options_from(const serialization::Value& d, AdagradOptions o);
 }  // namespace detail
 
 /// One parameter group: its tensors and its own options.
@@ -230,6 +247,23 @@ class RMSprop : public GroupedOptimizer<RMSpropOptions> {
  protected:
   serialization::Value state_value(const State& s) const override;
   State state_from(const serialization::Value& v, const Tensor& p) const override;
+};
+
+/// Adagrad: per-parameter sums of squared gradients, created (at initial_accumulator_value) with the group.
+class Adagrad : public GroupedOptimizer<AdagradOptions> {
+ public:
+  /// One group.
+  Adagrad(std::vector<Tensor> params, AdagradOptions options);
+  /// Several groups.
+  explicit Adagrad(std::vector<ParamGroup<AdagradOptions>> groups);
+  void step() override;
+
+ protected:
+  serialization::Value state_value(const State& s) const override;
+  State state_from(const serialization::Value& v, const Tensor& p) const override;
+
+ private:
+  void init_state();
 };
 
 /// A learning-rate schedule over an optimizer's groups (torch.optim.lr_scheduler).

@@ -50,6 +50,8 @@ class Tensor {
   bool defined() const { return static_cast<bool>(impl_); }
   /// The impl (for library code).
   TensorImpl* impl() const { return impl_.get(); }
+  /// The impl (libtorch's spelling; its address keys optimizer state).
+  TensorImpl* unsafeGetTensorImpl() const { return impl_.get(); }
   /// Shared handle to the impl.
   const IntrusivePtr<TensorImpl>& impl_ptr() const { return impl_; }
   /// Sizes of every dimension.
@@ -497,7 +499,34 @@ class Tensor {
   Tensor& operator/=(const Tensor& o) { return div_(o); }
   Tensor& operator/=(const Scalar& o) { return div_(o); }
 
+  // ---- libtorch's in-place methods are const (a Tensor is a handle): `t.grad().zero_()` ----------
+  Tensor& zero_() const { return mut().zero_(); }
+  Tensor& fill_(const Scalar& v) const { return mut().fill_(v); }
+  Tensor& copy_(const Tensor& src, bool non_blocking = false) const { return mut().copy_(src, non_blocking); }
+  Tensor& add_(const Tensor& o, const Scalar& alpha = 1) const { return mut().add_(o, alpha); }
+  Tensor& add_(const Scalar& o, const Scalar& alpha = 1) const { return mut().add_(o, alpha); }
+  Tensor& sub_(const Tensor& o, const Scalar& alpha = 1) const { return mut().sub_(o, alpha); }
+  Tensor& sub_(const Scalar& o, const Scalar& alpha = 1) const { return mut().sub_(o, alpha); }
+  Tensor& mul_(const Tensor& o) const { return mut().mul_(o); }
+  Tensor& mul_(const Scalar& o) const { return mut().mul_(o); }
+  Tensor& div_(const Tensor& o) const { return mut().div_(o); }
+  Tensor& div_(const Scalar& o) const { return mut().div_(o); }
+  Tensor& neg_() const { return mut().neg_(); }
+  Tensor& requires_grad_(bool value = true) const { return mut().requires_grad_(value); }
+  Tensor& detach_() const { return mut().detach_(); }
+  Tensor& uniform_(double from = 0, double to = 1) const { return mut().uniform_(from, to); }
+  Tensor& normal_(double mean = 0, double std = 1) const { return mut().normal_(mean, std); }
+  Tensor& set_requires_grad(bool value) const { return mut().requires_grad_(value); }
+  /// This tensor's data without its history (libtorch's Variable::tensor_data; here detach()).
+  Tensor tensor_data() const { return detach(); }
+  /// Same as the std::optional form, for a braced list of inputs (`backward(g, false, false, {x})`).
+  void backward(const Tensor& gradient, std::optional<bool> retain_graph, bool create_graph,
+                std::initializer_list<Tensor> inputs) const {
+    backward(gradient, retain_graph, create_graph, std::optional<std::vector<Tensor>>(std::vector<Tensor>(inputs)));
+  }
+
  private:
+  Tensor& mut() const { return const_cast<Tensor&>(*this); }
   unsigned add_grad_hook(std::function<Tensor(const Tensor&)> hook) const;
   /// impl_, or an Error "<method>() called on an undefined Tensor" (libtorch's text) when undefined.
   TensorImpl* checked_impl(const char* method) const {

@@ -2,6 +2,7 @@
 // calling thread's handler; the default handler prints "Warning: <message>" to stderr.
 #pragma once
 
+#include <atomic>
 #include <functional>
 #include <string>
 #include <utility>
@@ -15,6 +16,13 @@ using WarningHandler = std::function<void(const std::string& message)>;
 void warn(const std::string& message);
 /// Sets the calling thread's handler (an empty one restores the default); returns the previous.
 WarningHandler set_warning_handler(WarningHandler handler);
+
+/// torch.set_warn_always: when on, warnings PyTorch shows once per process are shown every time.
+void set_warn_always(bool enabled);
+/// torch.is_warn_always_enabled().
+bool is_warn_always_enabled();
+/// Reports `message` unless `shown` was already set (TORCH_WARN_ONCE); always when warn_always is on.
+void warn_once(std::atomic<bool>& shown, const std::string& message);
 
 /// Installs a handler for the scope and restores the previous one at exit.
 class WarningHandlerGuard {

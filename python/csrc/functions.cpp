@@ -282,8 +282,10 @@ void bind_functions(py::module_& m) {
     for (size_t i = 0; i < r.size(); ++i) out[i] = wrap(r[i]);
     return out;
   });
-  m.def("_set_anomaly_enabled", &autograd::AnomalyMode::set_enabled);
+  m.def("_set_anomaly_enabled", [](bool enabled, bool check_nan) { autograd::AnomalyMode::set_enabled(enabled, check_nan); },
+        py::arg("enabled"), py::arg("check_nan") = true);
   m.def("is_anomaly_enabled", &autograd::AnomalyMode::is_enabled);
+  m.def("is_anomaly_check_nan_enabled", &autograd::AnomalyMode::should_check_nan);
 }
 
 }  // namespace ctorch::api::python

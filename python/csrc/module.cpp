@@ -115,6 +115,8 @@ PYBIND11_MODULE(_C, m) {
   bind_nn(nn);
   py::module_ ser = m.def_submodule("_serialization", "torch.save / torch.load's C++ side");
   bind_serialization(ser);
+  m.def("set_warn_always", &ctorch::set_warn_always, py::arg("b"), "torch.set_warn_always: warn-once warnings always show");
+  m.def("is_warn_always_enabled", &ctorch::is_warn_always_enabled);
   route_warnings();
   m.attr("__version__") = ctorch::version();
 }

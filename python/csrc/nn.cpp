@@ -70,7 +70,53 @@ void bind_optimizer(py::module_& m, const char* name, std::function<Options(cons
       });
 }
 
+// torch.optim.LBFGS's options from its (only) param_group dict.
+optim::LBFGSOptions lbfgs_options(py::handle group) {
+  auto d = py::reinterpret_borrow<py::dict>(group);
+  optim::LBFGSOptions o(d["lr"].cast<double>());
+  o.max_iter(d["max_iter"].cast<int64_t>()).history_size(d["history_size"].cast<int64_t>());
+  o.tolerance_grad(d["tolerance_grad"].cast<double>()).tolerance_change(d["tolerance_change"].cast<double>());
+  if (!d["max_eval"].is_none()) o.max_eval(d["max_eval"].cast<int64_t>());
+  if (!d["line_search_fn"].is_none()) o.line_search_fn(d["line_search_fn"].cast<std::string>());
+  return o;
+}
+
+// LBFGS's C++ side: one group; step(groups, closure) calls the Python closure with the GIL held.
+void bind_lbfgs(py::module_& m) {
+  py::class_<optim::LBFGS>(m, "LBFGS")
+      .def(py::init([](py::list groups) {
+        auto d = py::reinterpret_borrow<py::dict>(groups[0]);
+        return std::make_unique<optim::LBFGS>(tensor_list(d["params"]), lbfgs_options(d));
+      }))
+      .def("add_param_group", [](optim::LBFGS&, py::dict) {
+        throw ValueError("LBFGS doesn't support per-parameter options (parameter groups)");
+      })
+      .def("step", [](optim::LBFGS& o, py::list groups, py::object closure) {
+        o.options() = lbfgs_options(groups[0]);
+        py::object first;  // the closure's first result, returned as torch.optim.LBFGS.step returns it
+        std::function<Tensor()> fn = [&closure, &first]() {
+          py::gil_scoped_acquire gil;
+          py::object r = closure();
+          if (!first) first = r;
+          return as_tensor(r, "the closure's result");
+        };
+        {
+          py::gil_scoped_release release;
+          o.step(fn);
+        }
+        return first;
+      })
+      .def("zero_grad", [](optim::LBFGS& o, bool set_to_none) { o.zero_grad(set_to_none); }, py::arg("set_to_none") = false)
+      .def("state_dict", [](const optim::LBFGS& o) { return from_checkpoint_value(o.state_dict()); })
+      .def("load_state_dict", [](optim::LBFGS& o, py::handle state_dict) {
+        const serialization::Value v = to_checkpoint_value(state_dict);
+        py::gil_scoped_release release;
+        o.load_state_dict(v);
+      });
+}
+
 void bind_optimizers(py::module_& m) {
+  bind_lbfgs(m);
   auto sgd_update = [](optim::SGDOptions& o, const py::dict& d) {
     o.lr(d["lr"].cast<double>()).momentum(d["momentum"].cast<double>()).dampening(d["dampening"].cast<double>());
     o.weight_decay(d["weight_decay"].cast<double>()).nesterov(d["nesterov"].cast<bool>()).maximize(d["maximize"].cast<bool>());
@@ -95,12 +141,23 @@ void bind_optimizers(py::module_& m) {
   auto rms_update = [](optim::RMSpropOptions& o, const py::dict& d) {
     o.lr(d["lr"].cast<double>()).alpha(d["alpha"].cast<double>()).eps(d["eps"].cast<double>());
     o.weight_decay(d["weight_decay"].cast<double>()).momentum(d["momentum"].cast<double>()).centered(d["centered"].cast<bool>());
+    o.maximize(d["maximize"].cast<bool>());
   };
   bind_optimizer<optim::RMSprop, optim::RMSpropOptions>(m, "RMSprop", [rms_update](const py::dict& d) {
     optim::RMSpropOptions o;
     rms_update(o, d);
     return o;
   }, rms_update);
+  auto adagrad_update = [](optim::AdagradOptions& o, const py::dict& d) {
+    o.lr(d["lr"].cast<double>()).lr_decay(d["lr_decay"].cast<double>()).eps(d["eps"].cast<double>());
+    o.weight_decay(d["weight_decay"].cast<double>()).maximize(d["maximize"].cast<bool>());
+    o.initial_accumulator_value(d["initial_accumulator_value"].cast<double>());
+  };
+  bind_optimizer<optim::Adagrad, optim::AdagradOptions>(m, "Adagrad", [adagrad_update](const py::dict& d) {
+    optim::AdagradOptions o;
+    adagrad_update(o, d);
+    return o;
+  }, adagrad_update);
 }
 
 }  // namespace

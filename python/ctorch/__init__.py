@@ -15,7 +15,7 @@ from ._C import (  # noqa: F401
     tensor, as_tensor, from_numpy, empty_like, zeros_like, ones_like, full_like, rand_like, randn_like,
     manual_seed, seed, initial_seed, get_rng_state, set_rng_state,
     cat, concat, stack, where, pow, result_type, promote_types, can_cast, get_default_dtype,
-    set_default_dtype, is_grad_enabled,
+    set_default_dtype, is_grad_enabled, set_warn_always, is_warn_always_enabled,
 )
 from ._size import Size  # noqa: F401
 from . import return_types  # noqa: F401

@@ -132,7 +132,7 @@ def train(torch, model, opt, steps, seed):
     return losses
 
 
-@pytest.mark.parametrize("make", ["sgd", "adam", "adamw", "rmsprop"])
+@pytest.mark.parametrize("make", ["sgd", "adam", "adamw", "rmsprop", "adagrad"])
 def test_resumed_training_continues_with_the_same_losses(make):
     def build(torch):
         torch.manual_seed(1)
@@ -140,7 +140,8 @@ def test_resumed_training_continues_with_the_same_losses(make):
         opt = {"sgd": lambda p: torch.optim.SGD(p, lr=0.05, momentum=0.9, nesterov=True),
                "adam": lambda p: torch.optim.Adam(p, lr=0.01, amsgrad=True),
                "adamw": lambda p: torch.optim.AdamW(p, lr=0.01),
-               "rmsprop": lambda p: torch.optim.RMSprop(p, lr=0.01, momentum=0.5, centered=True)}[make](
+               "rmsprop": lambda p: torch.optim.RMSprop(p, lr=0.01, momentum=0.5, centered=True),
+               "adagrad": lambda p: torch.optim.Adagrad(p, lr=0.05, lr_decay=0.01, initial_accumulator_value=0.1)}[make](
                    model.parameters())
         return model, opt
 
@@ -165,6 +166,35 @@ def test_resumed_training_continues_with_the_same_losses(make):
         model3.load_state_dict(state["model"])
         opt3.load_state_dict(state["optimizer"])
         assert train(real_torch, model3, opt3, 4, seed=3) == pytest.approx(uninterrupted, rel=1e-5)
+
+
+def test_lbfgs_resumes_from_its_state_dict():
+    def run(torch, resume_from=None, steps=3):
+        p = torch.tensor([1.0, -2.0, 3.0], dtype=torch.float64, requires_grad=True)
+        opt = torch.optim.LBFGS([p], max_iter=4, history_size=3, line_search_fn="strong_wolfe")
+        if resume_from is not None:
+            p.data.copy_(torch.tensor(resume_from["p"], dtype=torch.float64))
+            opt.load_state_dict(resume_from["opt"])
+
+        def closure():
+            opt.zero_grad()
+            loss = (1 - p[0]) ** 2 + 100 * (p[1] - p[0] ** 2) ** 2 + (p[2] - 1) ** 2
+            loss.backward()
+            return loss
+        losses = [opt.step(closure).item() for _ in range(steps)]
+        return losses, {"p": p.detach().tolist(), "opt": opt.state_dict()}
+
+    first, saved = run(ctorch, steps=1)
+    uninterrupted, _ = run(ctorch, steps=3)
+    buf = io.BytesIO()
+    ctorch.save(saved["opt"], buf)
+    buf.seek(0)
+    resumed, _ = run(ctorch, {"p": saved["p"], "opt": ctorch.load(buf)}, steps=2)
+    assert first + resumed == uninterrupted
+    if real_torch is not None:  # PyTorch resumes ctorch's L-BFGS state
+        buf.seek(0)
+        theirs, _ = run(real_torch, {"p": saved["p"], "opt": real_torch.load(buf)}, steps=2)
+        assert theirs == pytest.approx(resumed, rel=1e-9)
 
 
 def test_optimizer_load_checks_groups():

@@ -350,6 +350,17 @@ def inplace_with_itself_is_refused_at_backward(torch):
 
 
 @case
+def anomaly_mode_without_nan_check_lets_nan_through(torch):
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        with torch.autograd.detect_anomaly(check_nan=False):
+            x = torch.tensor([0.0], requires_grad=True)
+            g, = torch.autograd.grad(x.pow(1.5), x, create_graph=True)
+            return list(torch.autograd.grad(g, x, torch.tensor([0.0])))
+
+
+@case
 def fft_transforms(torch):
     x = torch.arange(8.0)
     return [torch.fft.fft(x), torch.fft.rfft(x, norm="ortho"), torch.fft.irfft(torch.fft.rfft(x)),
@@ -806,6 +817,37 @@ def dataloader_collates_python_datasets(torch):
             return {"x": torch.tensor([float(i)]), "y": i * i}
 
     return [b for b in DataLoader(Squares(), batch_size=2)]
+
+
+@case
+def adagrad_and_rmsprop_maximize_steps(torch):
+    out = []
+    for make in (lambda p: torch.optim.Adagrad(p, lr=0.1, lr_decay=0.01, weight_decay=0.1, initial_accumulator_value=0.2),
+                 lambda p: torch.optim.RMSprop(p, lr=0.01, momentum=0.5, centered=True, maximize=True)):
+        p = torch.tensor([1.0, -2.0, 3.0], dtype=torch.float64, requires_grad=True)
+        opt = make([p])
+        for _ in range(3):
+            opt.zero_grad()
+            (p * p * torch.tensor([0.5, 1.5, 2.0], dtype=torch.float64)).sum().backward()
+            opt.step()
+        out.append(p.detach())
+    return out
+
+
+@case
+def lbfgs_steps_with_and_without_line_search(torch):
+    out = []
+    for line_search in (None, "strong_wolfe"):
+        p = torch.tensor([1.0, -2.0, 3.0], dtype=torch.float64, requires_grad=True)
+        opt = torch.optim.LBFGS([p], lr=0.5, max_iter=5, history_size=3, line_search_fn=line_search)
+
+        def closure():
+            opt.zero_grad()
+            loss = (1 - p[0]) ** 2 + 100 * (p[1] - p[0] ** 2) ** 2 + (p[2] - 1) ** 2
+            loss.backward()
+            return loss
+        out += [opt.step(closure).detach() for _ in range(2)] + [p.detach()]
+    return out
 
 
 # ---- DistributedDataParallel's constructor checks (no process group needed) -------------------------

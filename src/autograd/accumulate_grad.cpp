@@ -25,6 +25,7 @@ variable_list AccumulateGrad::run_pre_hooks(variable_list grads) {
   }
   for (auto& [key, hook] : hooks) {
     if (grads.empty() || !grads[0].defined()) break;
+    if (!hook) continue;  // removed
     Tensor replaced = hook(grads[0]);
     if (replaced.defined()) grads[0] = std::move(replaced);
   }

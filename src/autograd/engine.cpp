@@ -4,11 +4,13 @@
 // current streams wait for the backward's streams at the end).
 #include <map>
 #include <queue>
+#include <thread>
 #include <sstream>
 #include <unordered_map>
 #include <unordered_set>
 
 #include "autograd/accumulate_grad.h"
+#include "autograd/anomaly.h"
 #include "autograd/meta.h"
 #include "ctorch/autograd.h"
 #include "ctorch/cuda_event.h"
@@ -23,6 +25,10 @@ namespace ctorch::autograd {
 namespace {
 
 std::atomic<bool> g_anomaly{false};
+std::atomic<bool> g_anomaly_check_nan{true};
+thread_local const Node* t_running_node = nullptr;
+thread_local const std::function<bool(const Node*)>* t_node_needed = nullptr;  // the running task's
+std::atomic<bool> g_create_graph_warned{false};
 
 // A gradient waiting for its node, with the stream that produced it (cuda only).
 struct Pending {
@@ -72,7 +78,7 @@ void check_anomaly(const Node& node, const variable_list& outputs) {
     if (!g.defined() || !g.is_floating_point()) continue;
     if (g.ne(g).any().item<bool>()) {
       // PyTorch warns with the forward's traceback, then raises.
-      if (!node.forward_trace().empty()) warn("Error detected in " + node.name() + ". " + node.forward_trace());
+      detail::warn_anomaly_traces(node);
       std::ostringstream os;
       os << "Function '" << node.name() << "' returned nan values in its " << i << "th output.";
       CTORCH_CHECK(false, os.str());
@@ -106,7 +112,44 @@ thread_local std::vector<std::function<void()>>* t_final_callbacks = nullptr;
 variable_list run_graph(const variable_list& roots, const variable_list& root_grads, const RunOptions& opt);
 
 // run_graph, then the callbacks queued while it ran (in order; a callback may queue more).
+// Reentrant backward (a node's backward calling backward) nests on the calling thread up to this
+// depth; deeper, the nested backward runs on a fresh thread (a fresh stack), as PyTorch's engine
+// hands it to a pool thread past its MAX_DEPTH, so thousands of levels do not overflow the stack.
+constexpr int kMaxReentrantDepth = 60;
+thread_local int t_reentrant_depth = 0;
+
+variable_list run_here(const variable_list& roots, const variable_list& root_grads, const RunOptions& opt);
+
 variable_list run(const variable_list& roots, const variable_list& root_grads, const RunOptions& opt) {
+  if (t_reentrant_depth < kMaxReentrantDepth) {
+    ++t_reentrant_depth;
+    struct Depth {
+      ~Depth() { --t_reentrant_depth; }
+    } depth;
+    return run_here(roots, root_grads, opt);
+  }
+  variable_list result;
+  std::exception_ptr error;
+  const bool grad_enabled = GradMode::is_enabled();
+  WarningHandler handler = set_warning_handler(nullptr);  // the caller's, carried to the worker
+  set_warning_handler(handler);
+  const Node* caller = t_running_node;
+  std::thread worker([&] {
+    try {
+      AutoGradMode mode(grad_enabled);
+      WarningHandlerGuard warnings(handler);
+      t_running_node = caller;
+      result = run(roots, root_grads, opt);
+    } catch (...) {
+      error = std::current_exception();
+    }
+  });
+  worker.join();
+  if (error) std::rethrow_exception(error);
+  return result;
+}
+
+variable_list run_here(const variable_list& roots, const variable_list& root_grads, const RunOptions& opt) {
   std::vector<std::function<void()>> callbacks;
   std::vector<std::function<void()>>* const outer = t_final_callbacks;
   t_final_callbacks = &callbacks;
@@ -188,6 +231,16 @@ variable_list run_graph(const variable_list& roots, const variable_list& root_gr
     }
   }
   auto must_run = [&](Node* n) { return !restricted || needed.count(n); };
+  // What a custom function's needs_input_grad asks while this task runs (PyTorch's exec_info).
+  std::function<bool(const Node*)> node_needed = [&](const Node* n) {
+    Node* m = const_cast<Node*>(n);
+    return must_run(m) || capture_at.count(m) > 0;
+  };
+  struct TaskScope {
+    const std::function<bool(const Node*)>* previous;
+    explicit TaskScope(const std::function<bool(const Node*)>* f) : previous(std::exchange(t_node_needed, f)) {}
+    ~TaskScope() { t_node_needed = previous; }
+  } task_scope(&node_needed);
 
   variable_list captured(opt.captures.size());
   std::priority_queue<Node*, std::vector<Node*>, ByPriority> ready;
@@ -233,8 +286,16 @@ variable_list run_graph(const variable_list& roots, const variable_list& root_gr
         guard.emplace(*stream);
         used_streams.insert(*stream);
       }
-      outputs = node->apply(std::move(inputs));
-      if (AnomalyMode::is_enabled()) check_anomaly(*node, outputs);
+      const Node* caller = detail::set_current_backward_node(node);
+      try {
+        outputs = node->apply(std::move(inputs));
+      } catch (...) {
+        detail::set_current_backward_node(caller);
+        if (AnomalyMode::is_enabled()) detail::warn_anomaly_traces(*node);
+        throw;
+      }
+      detail::set_current_backward_node(caller);
+      if (AnomalyMode::is_enabled() && AnomalyMode::should_check_nan()) check_anomaly(*node, outputs);
     }
     if (!opt.keep_graph) node->release_variables();
 
@@ -266,18 +327,62 @@ void queue_callback(std::function<void()> fn) {
 
 bool AnomalyMode::is_enabled() noexcept { return g_anomaly.load(std::memory_order_relaxed); }
 
-void AnomalyMode::set_enabled(bool enabled) noexcept { g_anomaly.store(enabled, std::memory_order_relaxed); }
-
-DetectAnomalyGuard::DetectAnomalyGuard() : previous_(AnomalyMode::is_enabled()) {
-  warn("This mode should be enabled only for debugging as the different tests will slow down your program "
-       "execution.");
-  AnomalyMode::set_enabled(true);
+void AnomalyMode::set_enabled(bool enabled, bool check_nan) noexcept {
+  g_anomaly.store(enabled, std::memory_order_relaxed);
+  g_anomaly_check_nan.store(check_nan, std::memory_order_relaxed);
 }
 
-DetectAnomalyGuard::~DetectAnomalyGuard() { AnomalyMode::set_enabled(previous_); }
+bool AnomalyMode::should_check_nan() noexcept { return g_anomaly_check_nan.load(std::memory_order_relaxed); }
+
+DetectAnomalyGuard::DetectAnomalyGuard(bool check_nan)
+    : previous_(AnomalyMode::is_enabled()), previous_check_nan_(AnomalyMode::should_check_nan()) {
+  warn("This mode should be enabled only for debugging as the different tests will slow down your program "
+       "execution.");
+  AnomalyMode::set_enabled(true, check_nan);
+}
+
+DetectAnomalyGuard::~DetectAnomalyGuard() { AnomalyMode::set_enabled(previous_, previous_check_nan_); }
+
+namespace detail {
+
+const Node* current_backward_node() { return t_running_node; }
+
+bool edge_needed(const Edge& edge) {
+  if (t_node_needed == nullptr) return true;
+  return edge.is_valid() && (*t_node_needed)(edge.function.get());
+}
+
+const Node* set_current_backward_node(const Node* node) { return std::exchange(t_running_node, node); }
+
+void record_anomaly_trace(Node& node, std::string trace) {
+  node.forward_trace_ = std::move(trace);
+  const Node* parent = t_running_node;
+  if (parent == nullptr || parent->forward_trace_.empty()) return;
+  std::string text = parent->forward_trace_;
+  const std::string caused = "Traceback of forward call that caused the error:";
+  if (text.compare(0, caused.size(), caused) == 0) text = text.substr(caused.size());
+  node.anomaly_parents_.push_back("\n\nPrevious calculation was induced by " + parent->name() +
+                                  ". Traceback of forward call that induced the previous calculation:" + text);
+  for (const std::string& p : parent->anomaly_parents_) node.anomaly_parents_.push_back(p);
+}
+
+void warn_anomaly_traces(const Node& node) {
+  if (node.forward_trace_.empty()) return;
+  warn("Error detected in " + node.name() + ". " + node.forward_trace_);
+  for (const std::string& p : node.anomaly_parents_) warn(p);
+}
+
+}  // namespace detail
 
 void backward(const variable_list& tensors, const variable_list& grad_tensors, std::optional<bool> retain_graph,
               bool create_graph, const variable_list& inputs) {
+  if (create_graph) {  // torch/csrc/autograd/autograd.cpp's TORCH_WARN_ONCE
+    warn_once(g_create_graph_warned,
+              "Using backward() with create_graph=True will create a reference cycle between the parameter and its "
+              "gradient which can cause a memory leak. We recommend using autograd.grad when creating the graph to "
+              "avoid this. If you have to use this function, make sure to reset the .grad fields of your "
+              "parameters to None after use to break the cycle and avoid the leak.");
+  }
   RunOptions opt;
   opt.keep_graph = retain_graph.value_or(create_graph);
   opt.create_graph = create_graph;

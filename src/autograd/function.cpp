@@ -12,6 +12,7 @@
 #include "autograd/meta.h"
 #include "autograd/saved_variable.h"
 #include "ctorch/autograd_function.h"
+#include "autograd/anomaly.h"
 #include "ctorch/factories.h"
 #include "ctorch/grad_mode.h"
 #include "ops/launch.h"
@@ -111,16 +112,22 @@ void AutogradContext::mark_non_differentiable(const variable_list& outputs) {
 }
 
 bool AutogradContext::needs_input_grad(size_t index) const {
-  return index < needs_input_grad_.size() && needs_input_grad_[index];
+  if (index >= needs_input_grad_.size() || !needs_input_grad_[index]) return false;
+  const std::shared_ptr<Node> node = node_.lock();
+  if (!node || index >= input_of_argument_.size() || input_of_argument_[index] < 0) return true;
+  const auto input = static_cast<size_t>(input_of_argument_[index]);
+  return input >= node->next_edges().size() || detail::edge_needed(node->next_edges()[input]);
 }
 
 variable_list CustomFunctionCall::run() {
   auto ctx = std::make_shared<AutogradContext>();
   bool any = false;
   ctx->needs_input_grad_.assign(num_arguments, false);
+  ctx->input_of_argument_.assign(num_arguments, -1);
   for (size_t i = 0; i < inputs.size(); ++i) {
     const bool needs = inputs[i].defined() && inputs[i].requires_grad();
     ctx->needs_input_grad_[input_positions[i]] = needs;
+    ctx->input_of_argument_[input_positions[i]] = static_cast<int>(i);
     any = any || needs;
   }
   const bool record = any && GradMode::is_enabled();

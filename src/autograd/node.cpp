@@ -26,8 +26,13 @@ unsigned Node::add_pre_hook(uint32_t input_nr, GradHook hook) {
 
 void Node::remove_pre_hook(unsigned key) {
   std::lock_guard<std::mutex> lock(hooks_mutex_);
-  pre_hooks_.erase(std::remove_if(pre_hooks_.begin(), pre_hooks_.end(), [&](const PreHook& h) { return h.key == key; }),
-                   pre_hooks_.end());
+  for (PreHook& h : pre_hooks_) {
+    if (h.key == key) {
+      h.fn = nullptr;  // an empty slot: removing it again is a no-op
+      return;
+    }
+  }
+  CTORCH_CHECK(false, "Invalid index, no hook at position ", key);
 }
 
 variable_list Node::run_pre_hooks(variable_list grads) {
@@ -38,7 +43,7 @@ variable_list Node::run_pre_hooks(variable_list grads) {
     hooks = pre_hooks_;
   }
   for (const PreHook& h : hooks) {
-    if (h.input_nr >= grads.size() || !grads[h.input_nr].defined()) continue;
+    if (!h.fn || h.input_nr >= grads.size() || !grads[h.input_nr].defined()) continue;
     Tensor replaced = h.fn(grads[h.input_nr]);
     if (replaced.defined()) grads[h.input_nr] = std::move(replaced);
   }

@@ -5,6 +5,7 @@
 #include <string_view>
 
 #include "autograd/accumulate_grad.h"
+#include "autograd/anomaly.h"
 #include "autograd/copy_slices.h"
 #include "autograd/formula_node.h"
 #include "autograd/meta.h"
@@ -150,7 +151,7 @@ class Recorder final : public ops::GradRecorder {
     }
     node->save(inputs, output, version_before);
     if (output.is_cuda()) node->stream_ = ops::stream_for(output.device());
-    if (AnomalyMode::is_enabled()) node->forward_trace_ = forward_trace();
+    if (AnomalyMode::is_enabled()) detail::record_anomaly_trace(*node, forward_trace());
     return node;
   }
 };

@@ -100,15 +100,23 @@ unsigned Tensor::add_grad_hook(std::function<Tensor(const Tensor&)> hook) const 
   return key;
 }
 
+// A removed hook stays as an empty slot, so removing it again is a no-op; a key this tensor never
+// issued raises libtorch's "Invalid index" error.
 void Tensor::remove_hook(unsigned key) const {
   AutogradMeta* meta = meta_of(*this);
-  if (meta == nullptr) return;
+  CTORCH_CHECK(meta != nullptr, "Invalid index, no hook at position ", key);
   if (meta->grad_fn) {
     meta->grad_fn->remove_pre_hook(key);
     return;
   }
   std::lock_guard<std::mutex> lock(meta->mutex);
-  std::erase_if(meta->hooks, [&](const auto& h) { return h.first == key; });
+  for (auto& [k, hook] : meta->hooks) {
+    if (k == key) {
+      hook = nullptr;
+      return;
+    }
+  }
+  CTORCH_CHECK(false, "Invalid index, no hook at position ", key);
 }
 
 Tensor& Tensor::detach_() {

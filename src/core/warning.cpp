@@ -7,7 +7,16 @@
 namespace ctorch::inline api {
 namespace {
 thread_local WarningHandler t_handler;
+std::atomic<bool> g_warn_always{false};
 }  // namespace
+
+void set_warn_always(bool enabled) { g_warn_always.store(enabled); }
+
+bool is_warn_always_enabled() { return g_warn_always.load(); }
+
+void warn_once(std::atomic<bool>& shown, const std::string& message) {
+  if (is_warn_always_enabled() || !shown.exchange(true)) warn(message);
+}
 
 void warn(const std::string& message) {
   if (t_handler) {

@@ -1,4 +1,4 @@
-// SGD, Adam, AdamW and RMSprop: PyTorch 1.13's single-tensor update rules, run without recording.
+// SGD, Adam, AdamW, RMSprop and Adagrad over optim_functional.h: PyTorch 1.13's single-tensor update rules, run without recording.
 #include <charconv>
 #include <cmath>
 #include <string>
@@ -8,6 +8,7 @@
 #include "ctorch/factories.h"
 #include "ctorch/grad_mode.h"
 #include "ctorch/optim.h"
+#include "ctorch/optim_functional.h"
 
 namespace ctorch::optim {
 
@@ -72,6 +73,14 @@ void validate_options(const AdamOptions& o) {
   check_non_negative(o.weight_decay(), "weight_decay value");
 }
 
+void validate_options(const AdagradOptions& o) {
+  check_non_negative(o.lr(), "learning rate");
+  check_non_negative(o.lr_decay(), "lr_decay value");
+  check_non_negative(o.weight_decay(), "weight_decay value");
+  check_non_negative(o.initial_accumulator_value(), "initial_accumulator_value value");
+  check_non_negative(o.eps(), "epsilon value");
+}
+
 void validate_options(const RMSpropOptions& o) {
   check_non_negative(o.lr(), "learning rate");
   check_non_negative(o.eps(), "epsilon value");
@@ -97,64 +106,22 @@ Optimizer::State& Optimizer::state_of(const Tensor& p) {
 void SGD::step() {
   NoGradGuard no_grad;
   for (auto& group : groups_) {
-    const SGDOptions& o = group.options;
     for (Tensor& p : group.params) {
       if (!p.grad().defined()) continue;
-      Tensor d_p = o.maximize() ? p.grad().neg() : p.grad();
-      if (o.weight_decay() != 0) d_p = d_p.add(p, o.weight_decay());
       State& s = state_of(p);  // every stepped parameter has state (PyTorch's momentum_buffer None without momentum)
-      if (o.momentum() != 0) {
-        if (!s.buf1.defined()) {
-          s.buf1 = d_p.clone();
-        } else {
-          s.buf1.mul_(o.momentum()).add_(d_p, 1 - o.dampening());
-        }
-        d_p = o.nesterov() ? d_p.add(s.buf1, o.momentum()) : s.buf1;
-      }
-      p.add_(d_p, -o.lr());
+      functional::sgd(p, p.grad(), s.buf1, group.options);
     }
   }
 }
 
-namespace {
-
-// The Adam update shared by Adam and AdamW (decoupled: weight decay already applied to p).
-void adam_update(Tensor& p, Tensor grad, const AdamOptions& o, int64_t step, Tensor& exp_avg, Tensor& exp_avg_sq,
-                 Tensor& max_exp_avg_sq) {
-  exp_avg.mul_(o.beta1()).add_(grad, 1 - o.beta1());
-  exp_avg_sq.mul_(o.beta2()).add_(grad * grad, 1 - o.beta2());
-  const double bias_correction1 = 1 - std::pow(o.beta1(), static_cast<double>(step));
-  const double bias_correction2 = 1 - std::pow(o.beta2(), static_cast<double>(step));
-  const double step_size = o.lr() / bias_correction1;
-  const double bias_correction2_sqrt = std::sqrt(bias_correction2);
-  Tensor denom;
-  if (o.amsgrad()) {
-    if (!max_exp_avg_sq.defined()) max_exp_avg_sq = zeros_like(p);
-    max_exp_avg_sq.copy_(max_exp_avg_sq.maximum(exp_avg_sq));
-    denom = (max_exp_avg_sq.sqrt() / bias_correction2_sqrt).add_(o.eps());
-  } else {
-    denom = (exp_avg_sq.sqrt() / bias_correction2_sqrt).add_(o.eps());
-  }
-  p.add_(exp_avg / denom, -step_size);
-}
-
-}  // namespace
-
 void Adam::step() {
   NoGradGuard no_grad;
   for (auto& group : groups_) {
-    const AdamOptions& o = group.options;
     for (Tensor& p : group.params) {
       if (!p.grad().defined()) continue;
-      Tensor grad = o.maximize() ? p.grad().neg() : p.grad();
       State& s = state_of(p);
-      if (!s.buf1.defined()) {
-        s.buf1 = zeros_like(p);
-        s.buf2 = zeros_like(p);
-      }
       s.step += 1;
-      if (o.weight_decay() != 0) grad = grad.add(p, o.weight_decay());
-      adam_update(p, grad, o, s.step, s.buf1, s.buf2, s.buf3);
+      functional::adam(p, p.grad(), s.buf1, s.buf2, s.buf3, s.step, group.options);
     }
   }
 }
@@ -162,49 +129,62 @@ void Adam::step() {
 void AdamW::step() {
   NoGradGuard no_grad;
   for (auto& group : groups_) {
-    const AdamOptions& o = group.options;
     for (Tensor& p : group.params) {
       if (!p.grad().defined()) continue;
-      const Tensor grad = o.maximize() ? p.grad().neg() : p.grad();
       State& s = state_of(p);
-      if (!s.buf1.defined()) {
-        s.buf1 = zeros_like(p);
-        s.buf2 = zeros_like(p);
-      }
       s.step += 1;
-      p.mul_(1 - o.lr() * o.weight_decay());
-      adam_update(p, grad, o, s.step, s.buf1, s.buf2, s.buf3);
+      functional::adamw(p, p.grad(), s.buf1, s.buf2, s.buf3, s.step, group.options);
     }
   }
 }
 
+// RMSprop's state: square_avg in buf1, grad_avg in buf2, momentum_buffer in buf3.
 void RMSprop::step() {
   NoGradGuard no_grad;
   for (auto& group : groups_) {
-    const RMSpropOptions& o = group.options;
     for (Tensor& p : group.params) {
       if (!p.grad().defined()) continue;
-      Tensor grad = p.grad();
       State& s = state_of(p);
-      if (!s.buf1.defined()) s.buf1 = zeros_like(p);  // square_avg
       s.step += 1;
-      if (o.weight_decay() != 0) grad = grad.add(p, o.weight_decay());
-      s.buf1.mul_(o.alpha()).add_(grad * grad, 1 - o.alpha());
-      Tensor avg;
-      if (o.centered()) {
-        if (!s.buf2.defined()) s.buf2 = zeros_like(p);  // grad_avg
-        s.buf2.mul_(o.alpha()).add_(grad, 1 - o.alpha());
-        avg = (s.buf1 - s.buf2 * s.buf2).sqrt_().add_(o.eps());
-      } else {
-        avg = s.buf1.sqrt().add_(o.eps());
-      }
-      if (o.momentum() > 0) {
-        if (!s.buf3.defined()) s.buf3 = zeros_like(p);
-        s.buf3.mul_(o.momentum()).add_(grad / avg);
-        p.add_(s.buf3, -o.lr());
-      } else {
-        p.add_(grad / avg, -o.lr());
-      }
+      functional::rmsprop(p, p.grad(), s.buf1, s.buf2, s.buf3, group.options);
+    }
+  }
+}
+
+// Adagrad's state: sum in buf1, made when the parameter joins (torch.optim.Adagrad.__init__).
+Adagrad::Adagrad(std::vector<Tensor> params, AdagradOptions options)
+    : GroupedOptimizer(std::vector<ParamGroup<AdagradOptions>>{}) {
+  detail::validate_options(options);
+  add_param_group({std::move(params), options});
+  init_state();
+}
+
+Adagrad::Adagrad(std::vector<ParamGroup<AdagradOptions>> groups) : GroupedOptimizer(std::vector<ParamGroup<AdagradOptions>>{}) {
+  for (auto& g : groups) {
+    detail::validate_options(g.options);
+    add_param_group(std::move(g));
+  }
+  init_state();
+}
+
+void Adagrad::init_state() {
+  NoGradGuard no_grad;
+  for (auto& group : groups_) {
+    for (Tensor& p : group.params) {
+      State& s = state_of(p);
+      if (!s.buf1.defined()) s.buf1 = full_like(p, group.options.initial_accumulator_value());
+    }
+  }
+}
+
+void Adagrad::step() {
+  NoGradGuard no_grad;
+  for (auto& group : groups_) {
+    for (Tensor& p : group.params) {
+      if (!p.grad().defined()) continue;
+      State& s = state_of(p);
+      s.step += 1;
+      functional::adagrad(p, p.grad(), s.buf1, s.step, group.options);
     }
   }
 }

@@ -86,7 +86,21 @@ Value options_dict(const AdamOptions& o) {
 Value options_dict(const RMSpropOptions& o) {
   return Value::dict({{"lr", o.lr()}, {"momentum", o.momentum()}, {"alpha", o.alpha()}, {"eps", o.eps()},
                       {"centered", o.centered()}, {"weight_decay", o.weight_decay()}, {"foreach", Value()},
-                      {"maximize", false}, {"differentiable", false}});
+                      {"maximize", o.maximize()}, {"differentiable", false}});
+}
+
+Value options_dict(const AdagradOptions& o) {
+  return Value::dict({{"lr", o.lr()}, {"lr_decay", o.lr_decay()}, {"eps", o.eps()}, {"weight_decay", o.weight_decay()},
+                      {"initial_accumulator_value", o.initial_accumulator_value()}, {"foreach", Value()},
+                      {"maximize", o.maximize()}});
+}
+
+AdagradOptions options_from(const Value& d, AdagradOptions o) {
+  o.lr(number(d, "lr", o.lr())).lr_decay(number(d, "lr_decay", o.lr_decay())).eps(number(d, "eps", o.eps()));
+  o.weight_decay(number(d, "weight_decay", o.weight_decay()));
+  o.initial_accumulator_value(number(d, "initial_accumulator_value", o.initial_accumulator_value()));
+  o.maximize(flag(d, "maximize", o.maximize()));
+  return o;
 }
 
 SGDOptions options_from(const Value& d, SGDOptions o) {
@@ -111,8 +125,7 @@ AdamOptions options_from(const Value& d, AdamOptions o) {
 RMSpropOptions options_from(const Value& d, RMSpropOptions o) {
   o.lr(number(d, "lr", o.lr())).momentum(number(d, "momentum", o.momentum())).alpha(number(d, "alpha", o.alpha()));
   o.eps(number(d, "eps", o.eps())).weight_decay(number(d, "weight_decay", o.weight_decay()));
-  o.centered(flag(d, "centered", o.centered()));
-  if (flag(d, "maximize", false)) throw NotImplementedError("ctorch: RMSprop(maximize=True) is not implemented");
+  o.centered(flag(d, "centered", o.centered())).maximize(flag(d, "maximize", o.maximize()));
   return o;
 }
 
@@ -206,6 +219,19 @@ Value AdamW::group_dict(size_t g) const {
     if (k.to_string() != "differentiable" && k.to_string() != "fused") items.emplace_back(k, x);
   }
   return Value::dict(std::move(items));
+}
+
+// Adagrad's state: {"step": float32 scalar tensor, "sum": tensor} (1.13's Adagrad).
+Value Adagrad::state_value(const State& s) const {
+  if (!s.buf1.defined()) return Value();
+  return Value::dict({{"step", Value(tensor(static_cast<float>(s.step)))}, {"sum", Value(s.buf1)}});
+}
+
+Optimizer::State Adagrad::state_from(const Value& v, const Tensor& p) const {
+  State s;
+  s.step = step_of(v);
+  s.buf1 = buffer(v, "sum", p, true);
+  return s;
 }
 
 // ctorch's RMSprop keeps square_avg in buf1, grad_avg in buf2, momentum_buffer in buf3.

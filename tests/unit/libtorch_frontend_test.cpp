@@ -99,7 +99,7 @@ TEST(LibtorchFrontend, HoldersSequentialAndLosses) {
   ce(logits, torch::tensor({0, 2, 1, 0})).backward();
   EXPECT_EQ(logits.grad().sizes(), (std::vector<int64_t>{4, 3}));
   torch::optim::Adam adam(seq->parameters(), torch::optim::AdamOptions(1e-3).betas({0.8, 0.9}));
-  EXPECT_DOUBLE_EQ(adam.param_groups()[0].options.beta1(), 0.8);
+  EXPECT_DOUBLE_EQ(std::get<0>(static_cast<torch::optim::AdamOptions&>(adam.param_groups()[0].options()).betas()), 0.8);
   torch::NoGradGuard no_grad;
   EXPECT_FALSE(seq->forward(torch::ones({1, 3})).requires_grad());
 }

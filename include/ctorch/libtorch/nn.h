@@ -199,9 +199,7 @@ using Variable = ::ctorch::Tensor;
 using tensor_list = variable_list;
 }  // namespace torch::autograd
 
-namespace torch::optim {
-using namespace ::ctorch::optim;  // NOLINT(google-build-using-namespace): SGD, Adam, options, schedulers
-}  // namespace torch::optim
+// torch::optim: libtorch/optim.h.
 
 namespace torch {
 // The free functions of the C++ frontend that training code calls.

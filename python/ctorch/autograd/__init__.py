@@ -32,22 +32,25 @@ class detect_anomaly:
 
     def __init__(self, check_nan=True):
         self._prev = _C.is_anomaly_enabled()
+        self._prev_check_nan = _C.is_anomaly_check_nan_enabled()
+        self._check_nan = check_nan
 
     def __enter__(self):
-        _C._set_anomaly_enabled(True)
+        _C._set_anomaly_enabled(True, self._check_nan)
         return self
 
     def __exit__(self, *args):
-        _C._set_anomaly_enabled(self._prev)
+        _C._set_anomaly_enabled(self._prev, self._prev_check_nan)
         return False
 
 
 class set_detect_anomaly(detect_anomaly):
     """Turns anomaly detection on or off, now and (as a context manager) for its block."""
 
-    def __init__(self, mode):
+    def __init__(self, mode, check_nan=True):
         self._prev = _C.is_anomaly_enabled()
-        _C._set_anomaly_enabled(bool(mode))
+        self._prev_check_nan = _C.is_anomaly_check_nan_enabled()
+        _C._set_anomaly_enabled(bool(mode), check_nan)
 
     def __enter__(self):
         return self

@@ -1,4 +1,4 @@
-"""Optimizer and the algorithms (SGD, Adam, AdamW, RMSprop)."""
+"""Optimizer and the algorithms (SGD, Adam, AdamW, RMSprop, Adagrad, LBFGS)."""
 from .. import _C
 
 
@@ -161,8 +161,37 @@ class RMSprop(Optimizer):
 
     def __init__(self, params, lr=1e-2, alpha=0.99, eps=1e-8, weight_decay=0, momentum=0, centered=False,
                  foreach=None, maximize=False, differentiable=False):
-        if maximize:
-            raise NotImplementedError("ctorch: RMSprop(maximize=True) is not implemented")
         super().__init__(params, dict(lr=lr, momentum=momentum, alpha=alpha, eps=eps, centered=centered,
                                       weight_decay=weight_decay, foreach=foreach, maximize=maximize,
                                       differentiable=differentiable))
+
+
+class Adagrad(Optimizer):
+    """Adagrad (per-parameter sums of squared gradients, starting at initial_accumulator_value)."""
+
+    _native_class = _C._nn.Adagrad
+
+    def __init__(self, params, lr=1e-2, lr_decay=0, weight_decay=0, initial_accumulator_value=0, eps=1e-10,
+                 foreach=None, *, maximize=False):
+        super().__init__(params, dict(lr=lr, lr_decay=lr_decay, eps=eps, weight_decay=weight_decay,
+                                      initial_accumulator_value=initial_accumulator_value, foreach=foreach,
+                                      maximize=maximize))
+
+
+class LBFGS(Optimizer):
+    """L-BFGS (one parameter group), with the optional strong-Wolfe line search."""
+
+    _native_class = _C._nn.LBFGS
+
+    def __init__(self, params, lr=1, max_iter=20, max_eval=None, tolerance_grad=1e-7, tolerance_change=1e-9,
+                 history_size=100, line_search_fn=None):
+        if max_eval is None:
+            max_eval = max_iter * 5 // 4
+        super().__init__(params, dict(lr=lr, max_iter=max_iter, max_eval=max_eval, tolerance_grad=tolerance_grad,
+                                      tolerance_change=tolerance_change, history_size=history_size,
+                                      line_search_fn=line_search_fn))
+
+    def step(self, closure):
+        """Evaluates closure (which zeroes the gradients, computes the loss and runs backward) up to max_eval
+        times; returns its first result."""
+        return self._native.step(self.param_groups, closure)
