@@ -47,6 +47,8 @@
 #include "ctorch/nn_conv.h"
 #include "ctorch/nn_ddp.h"
 #include "ctorch/nn_functional.h"
+#include "ctorch/nn_functional_activation.h"
+#include "ctorch/nn_functional_loss.h"
 #include "ctorch/nn_layers.h"
 #include "ctorch/nn_loss.h"
 #include "ctorch/nn_module.h"

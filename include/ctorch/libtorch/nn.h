@@ -17,7 +17,12 @@ namespace torch::nn {
 // collide with the holders below for code that says `using namespace torch::nn;`.
 using ::ctorch::nn::Module;
 using ::ctorch::nn::NamedTensors;
-namespace functional = ::ctorch::nn::functional;
+// torch::nn::functional holds libtorch's *FuncOptions forms (libtorch/functional_*.h) and sees the
+// native functions through the using-directive; a name declared here hides the native overloads of
+// that name from qualified calls (`F::elu(x, options)`).
+namespace functional {
+using namespace ::ctorch::nn::functional;  // NOLINT(google-build-using-namespace)
+}  // namespace functional
 namespace utils = ::ctorch::nn::utils;
 
 /// Owns a module through a shared pointer and forwards calls to it (libtorch's ModuleHolder).
@@ -286,23 +291,6 @@ class BatchNorm2dImpl : public BatchNormImplT<::ctorch::nn::BatchNorm2d> {
 };
 TORCH_MODULE(BatchNorm2d);
 
-/// torch::nn::LeakyReLUOptions().negative_slope(s).inplace(b).
-struct LeakyReLUOptions {
-  LeakyReLUOptions() : negative_slope_(1e-2), inplace_(false) {}
-  CTORCH_NN_ARG(double, negative_slope)
-  CTORCH_NN_ARG(bool, inplace)
-};
-/// libtorch's LeakyReLUImpl.
-class LeakyReLUImpl : public ::ctorch::nn::LeakyReLU {
-  CTORCH_MODULE_REPLICABLE(LeakyReLUImpl)
-
- public:
-  explicit LeakyReLUImpl(const LeakyReLUOptions& o = {})
-      : ::ctorch::nn::LeakyReLU(o.negative_slope(), o.inplace()), options(o) {}
-  LeakyReLUOptions options;
-};
-TORCH_MODULE(LeakyReLU);
-
 /// torch::nn::DropoutOptions(p).
 struct DropoutOptions {
   DropoutOptions(double p = 0.5) : p_(p) {}  // NOLINT: implicit, as libtorch's
@@ -345,21 +333,6 @@ class FeatureDropoutImpl : public ::ctorch::nn::Dropout2d {
 };
 TORCH_MODULE(FeatureDropout);
 
-/// libtorch's ReLUImpl.
-class ReLUImpl : public ::ctorch::nn::ReLU {
-  CTORCH_MODULE_REPLICABLE(ReLUImpl)
-};
-TORCH_MODULE(ReLU);
-/// libtorch's SigmoidImpl.
-class SigmoidImpl : public ::ctorch::nn::Sigmoid {
-  CTORCH_MODULE_REPLICABLE(SigmoidImpl)
-};
-TORCH_MODULE(Sigmoid);
-/// libtorch's TanhImpl.
-class TanhImpl : public ::ctorch::nn::Tanh {
-  CTORCH_MODULE_REPLICABLE(TanhImpl)
-};
-TORCH_MODULE(Tanh);
 /// libtorch's FlattenImpl (start_dim 1, end_dim -1).
 class FlattenImpl : public ::ctorch::nn::Flatten {
   CTORCH_MODULE_REPLICABLE(FlattenImpl)
@@ -407,20 +380,6 @@ class SequentialImpl : public ::ctorch::nn::Sequential {
   }
 };
 TORCH_MODULE(Sequential);
-
-/// Loss holders: `torch::nn::CrossEntropyLoss loss; loss(logits, target)`.
-class MSELossImpl : public ::ctorch::nn::MSELoss {};
-TORCH_MODULE(MSELoss);
-class L1LossImpl : public ::ctorch::nn::L1Loss {};
-TORCH_MODULE(L1Loss);
-class NLLLossImpl : public ::ctorch::nn::NLLLoss {};
-TORCH_MODULE(NLLLoss);
-class CrossEntropyLossImpl : public ::ctorch::nn::CrossEntropyLoss {};
-TORCH_MODULE(CrossEntropyLoss);
-class BCELossImpl : public ::ctorch::nn::BCELoss {};
-TORCH_MODULE(BCELoss);
-class BCEWithLogitsLossImpl : public ::ctorch::nn::BCEWithLogitsLoss {};
-TORCH_MODULE(BCEWithLogitsLoss);
 
 #undef CTORCH_NN_ARG
 }  // namespace torch::nn
@@ -482,3 +441,8 @@ inline Tensor binary_cross_entropy(const Tensor& input, const Tensor& target) {
   return ::ctorch::nn::functional::binary_cross_entropy(input, target);
 }
 }  // namespace torch
+
+#include "ctorch/libtorch/functional_activation.h"
+#include "ctorch/libtorch/functional_loss.h"
+#include "ctorch/libtorch/modules_activation.h"
+#include "ctorch/libtorch/modules_loss.h"
