@@ -109,10 +109,6 @@ Tensor local_response_norm(const Tensor& input, int64_t size, double alpha = 1e-
 Tensor normalize(const Tensor& input, double p = 2.0, int64_t dim = 1, double eps = 1e-12);
 
 // ---- distances and bilinear --------------------------------------------------------------------
-/// torch.nn.functional.cosine_similarity along dim.
-Tensor cosine_similarity(const Tensor& x1, const Tensor& x2, int64_t dim = 1, double eps = 1e-8);
-/// torch.nn.functional.pairwise_distance: ||x1 - x2 + eps||_p over the last dim.
-Tensor pairwise_distance(const Tensor& x1, const Tensor& x2, double p = 2.0, double eps = 1e-6, bool keepdim = false);
 /// torch.nn.functional.pdist: the p-norm distances between the rows of [N, M], i < j, in row order.
 Tensor pdist(const Tensor& input, double p = 2.0);
 /// torch.nn.functional.bilinear: y_k = x1^T weight_k x2 + bias_k.

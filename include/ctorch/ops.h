@@ -1,6 +1,7 @@
 // Free-function forms of tensor ops (torch.add, torch.cat, torch.matmul, ...).
 #pragma once
 
+#include <limits>
 #include <optional>
 #include <string>
 #include <tuple>
@@ -77,11 +78,21 @@ inline Tensor sin(const Tensor& t) { return t.sin(); }
 inline Tensor cos(const Tensor& t) { return t.cos(); }
 inline Tensor tanh(const Tensor& t) { return t.tanh(); }
 inline Tensor sigmoid(const Tensor& t) { return t.sigmoid(); }
+inline Tensor erf(const Tensor& t) { return t.erf(); }
+inline Tensor log1p(const Tensor& t) { return t.log1p(); }
 inline Tensor relu(const Tensor& t) { return t.relu(); }
 inline Tensor floor(const Tensor& t) { return t.floor(); }
 inline Tensor ceil(const Tensor& t) { return t.ceil(); }
 inline Tensor round(const Tensor& t) { return t.round(); }
 inline Tensor sign(const Tensor& t) { return t.sign(); }
+/// True where t is NaN (torch.isnan).
+inline Tensor isnan(const Tensor& t) { return t.ne(t); }
+/// True where t is +-inf (torch.isinf); false everywhere for integral and bool dtypes.
+inline Tensor isinf(const Tensor& t) {
+  return t.dtype() == kBool ? t.ne(t) : t.abs().eq(std::numeric_limits<double>::infinity());
+}
+/// True where t is neither inf nor NaN (torch.isfinite); true everywhere for integral and bool dtypes.
+inline Tensor isfinite(const Tensor& t) { return t.dtype() == kBool ? t.eq(t) : t.eq(t).logical_and(isinf(t).logical_not()); }
 
 inline Tensor sum(const Tensor& t, std::optional<ScalarType> dtype = std::nullopt) { return t.sum(dtype); }
 inline Tensor sum(const Tensor& t, IntArrayRef dim, bool keepdim = false) { return t.sum(dim, keepdim); }

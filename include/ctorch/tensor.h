@@ -416,6 +416,10 @@ class Tensor {
   Tensor erf() const;
   /// In-place erf.
   Tensor& erf_();
+  /// log(1 + x), accurate for small x (torch.log1p).
+  Tensor log1p() const;
+  /// In-place log1p.
+  Tensor& log1p_();
   Tensor relu() const;
   Tensor& relu_();
   Tensor floor() const;
@@ -477,6 +481,8 @@ class Tensor {
   Tensor& normal_(double mean = 0, double std = 1, std::optional<Generator> generator = std::nullopt);
   /// Draws integers in [from, to) (to absent: the dtype's range).
   Tensor& random_(int64_t from, std::optional<int64_t> to, std::optional<Generator> generator = std::nullopt);
+  /// Draws integers in [0, to) (Tensor.random_(to)).
+  Tensor& random_(int64_t to) { return random_(0, to); }
   /// 1 with probability p.
   Tensor& bernoulli_(double p = 0.5, std::optional<Generator> generator = std::nullopt);
 

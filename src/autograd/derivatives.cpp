@@ -273,6 +273,8 @@ const Derivative kTable[] = {
        const Tensor x = c.self();
        return {g * (x * x).neg().exp() * 1.1283791670955126};  // 2 / sqrt(pi)
      }},
+    {unary(UnaryOp::Log1p), "log1p", "Log1PBackward0", {{kSelf}},
+     [](C c, G g) -> variable_list { return {g / (c.self() + 1)}; }},
 
     // Binary elementwise, two tensors (broadcast gradients are summed back by the node).
     {binary(BinaryOp::Add), "add", "AddBackward0", {},

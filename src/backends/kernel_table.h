@@ -75,7 +75,7 @@ A bound(const Scalar& s) {
 constexpr bool is_transcendental(UnaryOp op) {
   return op == UnaryOp::Exp || op == UnaryOp::Log || op == UnaryOp::Sqrt || op == UnaryOp::Rsqrt ||
          op == UnaryOp::Sin || op == UnaryOp::Cos || op == UnaryOp::Tanh || op == UnaryOp::Sigmoid ||
-         op == UnaryOp::Erf;
+         op == UnaryOp::Erf || op == UnaryOp::Log1p;
 }
 
 template <UnaryOp Op, class A>
@@ -197,7 +197,7 @@ struct KernelTableOf {
       CTORCH_UNARY_CASE_(Tanh) CTORCH_UNARY_CASE_(Sigmoid) CTORCH_UNARY_CASE_(Relu) CTORCH_UNARY_CASE_(Floor)
       CTORCH_UNARY_CASE_(Ceil) CTORCH_UNARY_CASE_(Round) CTORCH_UNARY_CASE_(Sign)
       CTORCH_UNARY_CASE_(LogicalNot) CTORCH_UNARY_CASE_(Clamp) CTORCH_UNARY_CASE_(Identity)
-      CTORCH_UNARY_CASE_(Erf)
+      CTORCH_UNARY_CASE_(Erf) CTORCH_UNARY_CASE_(Log1p)
 #undef CTORCH_UNARY_CASE_
     }
   }

@@ -13,7 +13,7 @@ namespace ctorch::inline api::kernels {
 /// Unary elementwise ops.
 enum class UnaryOp : int8_t {
   Neg, Abs, Exp, Log, Sqrt, Rsqrt, Sin, Cos, Tanh, Sigmoid, Relu, Floor, Ceil, Round, Sign,
-  LogicalNot, Clamp, Identity, Erf,
+  LogicalNot, Clamp, Identity, Erf, Log1p,
 };
 /// Binary elementwise ops. Compare and logical ops produce bool.
 enum class BinaryOp : int8_t {
@@ -25,7 +25,7 @@ enum class BinaryOp : int8_t {
 constexpr const char* name_of(UnaryOp op) {
   constexpr const char* kNames[] = {"neg",  "abs",   "exp",   "log",  "sqrt",        "rsqrt", "sin",
                                     "cos",  "tanh",  "sigmoid", "relu", "floor",     "ceil",  "round",
-                                    "sign", "logical_not", "clamp", "identity", "erf"};
+                                    "sign", "logical_not", "clamp", "identity", "erf", "log1p"};
   return kNames[static_cast<int>(op)];
 }
 /// PyTorch's name of a binary op ("add", ...).
@@ -118,6 +118,8 @@ struct Unary {
       return T(1) / (T(1) + std::exp(-x));
     } else if constexpr (Op == UnaryOp::Erf) {
       return std::erf(x);
+    } else if constexpr (Op == UnaryOp::Log1p) {
+      return std::log1p(x);
     } else if constexpr (Op == UnaryOp::Relu) {
       return x < T(0) ? T(0) : x;  // std::max(x, 0): NaN and -0.0 pass through
     } else if constexpr (Op == UnaryOp::Floor) {

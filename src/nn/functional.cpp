@@ -133,6 +133,22 @@ Tensor nll_loss(const Tensor& input, const Tensor& target, const Tensor& weight,
     return nll_loss(input.unsqueeze(0), target.dim() == 0 ? target.unsqueeze(0) : target, weight, ignore_index,
                     reduction);
   }
+  if (input.dim() > 2) {
+    // [N, C, d1, ...] against [N, d1, ...]: the class dim moves last and the rest flattens.
+    CTORCH_CHECK_VALUE(input.size(0) == target.size(0), "Expected input batch_size (", input.size(0),
+                       ") to match target batch_size (", target.size(0), ").");
+    DimVector out_size{input.size(0)}, perm{0};
+    for (int64_t d = 2; d < input.dim(); ++d) {
+      out_size.push_back(input.size(d));
+      perm.push_back(d);
+    }
+    perm.push_back(1);
+    CTORCH_CHECK(target.sizes() == IntArrayRef(out_size), "Expected target size ", IntArrayRef(out_size), ", got ",
+                 target.sizes());
+    const Tensor loss = nll_loss(input.permute(perm).reshape({-1, input.size(1)}), target.reshape({-1}), weight,
+                                 ignore_index, reduction);
+    return reduction == "none" ? loss.reshape(out_size) : loss;
+  }
   auto [onehot, keep] = class_masks(input, target, ignore_index);
   if (weight.defined()) {
     CTORCH_CHECK(weight.dim() == 1 && weight.numel() == input.size(1), "weight tensor should be defined either for all ",
@@ -154,6 +170,24 @@ Tensor cross_entropy(const Tensor& input, const Tensor& target, const Tensor& we
                label_smoothing);
   const int64_t class_dim = input.dim() == 1 ? 0 : 1;
   const Tensor logp = input.log_softmax(class_dim);
+  if (input.sizes() == target.sizes()) {
+    // Class probabilities as the target (PyTorch's rule: the same shape as the input).
+    check_reduction(reduction);
+    CTORCH_CHECK(target.is_floating_point(), "Expected floating point type for target with class probabilities, got ",
+                 scalar_type_cpp_name(target.dtype()));
+    CTORCH_CHECK(ignore_index < 0, "ignore_index is not supported for floating point target");
+    const double classes = static_cast<double>(input.size(class_dim));
+    const Tensor tg = label_smoothing > 0 ? target * (1 - label_smoothing) + label_smoothing / classes : target;
+    Tensor weighted = logp * tg;
+    if (weight.defined()) {
+      DimVector shape(static_cast<size_t>(input.dim()), 1);
+      shape[static_cast<size_t>(class_dim)] = weight.numel();
+      weighted = weighted * weight.reshape(shape);
+    }
+    if (reduction == "none") return weighted.sum(IntArrayRef{class_dim}).neg();
+    if (reduction == "sum") return weighted.sum().neg();
+    return weighted.sum().neg() / (static_cast<double>(input.numel()) / classes);
+  }
   const Tensor nll = nll_loss(logp, target, weight, ignore_index, reduction);
   if (label_smoothing == 0) return nll;
   const Tensor lp = input.dim() == 1 ? logp.unsqueeze(0) : logp;

@@ -90,20 +90,6 @@ Tensor normalize(const Tensor& input, double p, int64_t dim, double eps) {
   return input / input.norm(p, {dim}, true).clamp_min(eps).expand_as(input);
 }
 
-Tensor cosine_similarity(const Tensor& x1, const Tensor& x2, int64_t dim, double eps) {
-  // PyTorch 1.13: sum(x1 * x2) / sqrt(clamp_min(|x1|^2 |x2|^2, eps^2)).
-  const Tensor w12 = (x1 * x2).sum({dim});
-  const Tensor w1 = (x1 * x1).sum({dim});
-  const Tensor w2 = (x2 * x2).sum({dim});
-  return w12 / (w1 * w2).clamp_min(eps * eps).sqrt();
-}
-
-Tensor pairwise_distance(const Tensor& x1, const Tensor& x2, double p, double eps, bool keepdim) {
-  const int64_t rank = std::max(x1.dim(), x2.dim());
-  const int64_t dim = rank == 1 ? 0 : rank - 1;
-  return (x1 - x2 + eps).norm(p, {dim}, keepdim);
-}
-
 Tensor pdist(const Tensor& input, double p) {
   CTORCH_CHECK(input.dim() == 2, "pdist only supports 2D tensors, got: ", input.dim(), "D");
   CTORCH_CHECK(p >= 0, "pdist only supports non-negative p values");

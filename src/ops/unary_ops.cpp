@@ -40,6 +40,7 @@ CTORCH_UNARY_(cos, Cos, true)
 CTORCH_UNARY_(tanh, Tanh, true)
 CTORCH_UNARY_(sigmoid, Sigmoid, true)
 CTORCH_UNARY_(erf, Erf, true)
+CTORCH_UNARY_(log1p, Log1p, true)
 CTORCH_UNARY_(sign, Sign, false)
 #undef CTORCH_UNARY_
 

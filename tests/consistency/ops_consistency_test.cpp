@@ -76,6 +76,7 @@ TEST_P(Consistency, UnaryOps) {
       {"sin", [](const Tensor& t) { return t.sin(); }},         {"cos", [](const Tensor& t) { return t.cos(); }},
       {"tanh", [](const Tensor& t) { return t.tanh(); }},       {"sigmoid", [](const Tensor& t) { return t.sigmoid(); }},
       {"erf", [](const Tensor& t) { return t.erf(); }},
+      {"log1p", [](const Tensor& t) { return t.abs().log1p(); }},
       {"relu", [](const Tensor& t) { return t.relu(); }},       {"floor", [](const Tensor& t) { return t.mul(3).floor(); }},
       {"ceil", [](const Tensor& t) { return t.mul(3).ceil(); }}, {"round", [](const Tensor& t) { return t.mul(3).round(); }},
       {"sign", [](const Tensor& t) { return t.sign(); }},

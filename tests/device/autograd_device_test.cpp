@@ -93,6 +93,7 @@ std::vector<GradCase> make_cases() {
   c.push_back(unary("clamp_min", in({4, 5}, -2, 2), [](const Tensor& x) { return x.clamp_min(0.1); }));
   c.push_back(unary("clamp_max", in({4, 5}, -2, 2), [](const Tensor& x) { return x.clamp_max(0.1); }));
   c.push_back(unary("erf", in({3, 4}, -2, 2), [](const Tensor& x) { return x.erf(); }));
+  c.push_back(unary("log1p", in({3, 4}, -0.5, 2), [](const Tensor& x) { return x.log1p(); }));
   // Piecewise constant: zero gradients (the inputs stay away from the steps).
   c.push_back(unary("floor", in({3, 4}, -3, 3), [](const Tensor& x) { return x.floor(); }));
   c.push_back(unary("ceil", in({3, 4}, -3, 3), [](const Tensor& x) { return x.ceil(); }));

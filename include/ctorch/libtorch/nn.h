@@ -21,7 +21,12 @@ namespace torch::nn {
 // collide with the holders below for code that says `using namespace torch::nn;`.
 using ::ctorch::nn::Module;
 using ::ctorch::nn::NamedTensors;
-namespace functional = ::ctorch::nn::functional;
+// torch::nn::functional holds libtorch's *FuncOptions forms (libtorch/functional_*.h) and sees the
+// native functions through the using-directive; a name declared here hides the native overloads of
+// that name from qualified calls (`F::elu(x, options)`).
+namespace functional {
+using namespace ::ctorch::nn::functional;  // NOLINT(google-build-using-namespace)
+}  // namespace functional
 
 /// Owns a module through a shared pointer and forwards calls to it (libtorch's ModuleHolder).
 template <class Contained>
@@ -120,38 +125,6 @@ class LinearImpl : public ::ctorch::nn::Linear {
 };
 TORCH_MODULE(Linear);
 
-/// torch::nn::LeakyReLUOptions().negative_slope(s).inplace(b).
-struct LeakyReLUOptions {
-  LeakyReLUOptions() : negative_slope_(1e-2), inplace_(false) {}
-  CTORCH_NN_ARG(double, negative_slope)
-  CTORCH_NN_ARG(bool, inplace)
-};
-/// libtorch's LeakyReLUImpl.
-class LeakyReLUImpl : public ::ctorch::nn::LeakyReLU {
-  CTORCH_MODULE_REPLICABLE(LeakyReLUImpl)
-
- public:
-  explicit LeakyReLUImpl(const LeakyReLUOptions& o = {})
-      : ::ctorch::nn::LeakyReLU(o.negative_slope(), o.inplace()), options(o) {}
-  LeakyReLUOptions options;
-};
-TORCH_MODULE(LeakyReLU);
-
-/// libtorch's ReLUImpl.
-class ReLUImpl : public ::ctorch::nn::ReLU {
-  CTORCH_MODULE_REPLICABLE(ReLUImpl)
-};
-TORCH_MODULE(ReLU);
-/// libtorch's SigmoidImpl.
-class SigmoidImpl : public ::ctorch::nn::Sigmoid {
-  CTORCH_MODULE_REPLICABLE(SigmoidImpl)
-};
-TORCH_MODULE(Sigmoid);
-/// libtorch's TanhImpl.
-class TanhImpl : public ::ctorch::nn::Tanh {
-  CTORCH_MODULE_REPLICABLE(TanhImpl)
-};
-TORCH_MODULE(Tanh);
 /// libtorch's FunctionalImpl: a function of one tensor as a module without parameters; arguments
 /// after the function are passed after the tensor (`Functional(torch::leaky_relu, 0.2)`).
 class FunctionalImpl : public ::ctorch::nn::UnaryModule {
@@ -174,19 +147,6 @@ class FunctionalImpl : public ::ctorch::nn::UnaryModule {
 };
 TORCH_MODULE(Functional);
 
-/// Loss holders: `torch::nn::CrossEntropyLoss loss; loss(logits, target)`.
-class MSELossImpl : public ::ctorch::nn::MSELoss {};
-TORCH_MODULE(MSELoss);
-class L1LossImpl : public ::ctorch::nn::L1Loss {};
-TORCH_MODULE(L1Loss);
-class NLLLossImpl : public ::ctorch::nn::NLLLoss {};
-TORCH_MODULE(NLLLoss);
-class CrossEntropyLossImpl : public ::ctorch::nn::CrossEntropyLoss {};
-TORCH_MODULE(CrossEntropyLoss);
-class BCELossImpl : public ::ctorch::nn::BCELoss {};
-TORCH_MODULE(BCELoss);
-class BCEWithLogitsLossImpl : public ::ctorch::nn::BCEWithLogitsLoss {};
-TORCH_MODULE(BCEWithLogitsLoss);
 
 #undef CTORCH_NN_ARG
 }  // namespace torch::nn
@@ -256,3 +216,7 @@ inline Tensor binary_cross_entropy(const Tensor& input, const Tensor& target) {
 #include "ctorch/libtorch/modules_conv.h"
 #include "ctorch/libtorch/modules_pooling.h"
 #include "ctorch/libtorch/modules_layers.h"
+#include "ctorch/libtorch/functional_activation.h"
+#include "ctorch/libtorch/functional_loss.h"
+#include "ctorch/libtorch/modules_activation.h"
+#include "ctorch/libtorch/modules_loss.h"
