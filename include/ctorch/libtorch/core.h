@@ -166,8 +166,10 @@ using ::ctorch::TensorIndex;
 }  // namespace indexing
 }  // namespace torch
 
+#ifndef CTORCH_BUILDING_LIBRARY  // the library's own libtorch spellings (src/optim, src/serialize) do not choose
 namespace ctorch::inline api::detail {
 /// Set at static initialization by every program that includes <ctorch/torch.h>: `<<` prints
 /// tensors in libtorch's format program-wide (see set_tensor_print_style).
 inline const bool libtorch_print_style_selected = (set_tensor_print_style(TensorPrintStyle::Libtorch), true);
 }  // namespace ctorch::api::detail
+#endif
