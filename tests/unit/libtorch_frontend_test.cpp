@@ -314,3 +314,16 @@ TEST(LibtorchFrontend, EnumOptionsConvertAsLibtorchs) {
   }
 }
 }  // namespace
+
+namespace {
+TEST(LibtorchFrontend, AtenBinaryCrossEntropySqueezesAndLinearPrintsAsLibtorch) {
+  // ATen's binary_cross_entropy squeezes input and target (python3-torch 1.13.1:
+  // torch.ops.aten.binary_cross_entropy(torch.full((3, 1), 0.3), torch.tensor([0., 1., 1.])) = 0.9215)
+  const torch::Tensor input = torch::full({3, 1}, 0.3), target = torch::tensor({0.0f, 1.0f, 1.0f});
+  EXPECT_NEAR(torch::binary_cross_entropy(input, target).item<float>(), 0.9215f, 1e-4);
+  EXPECT_EQ(torch::binary_cross_entropy(input, target, {}, torch::Reduction::None).sizes(), input.sizes());
+  std::ostringstream printed;
+  printed << torch::nn::Linear(3, 4);
+  EXPECT_EQ(printed.str(), "torch::nn::Linear(in_features=3, out_features=4, bias=true)");
+}
+}  // namespace

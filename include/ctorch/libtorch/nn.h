@@ -121,6 +121,11 @@ class LinearImpl : public ::ctorch::nn::Linear {
   LinearImpl(int64_t in_features, int64_t out_features) : LinearImpl(LinearOptions(in_features, out_features)) {}
   explicit LinearImpl(const LinearOptions& o)
       : ::ctorch::nn::Linear(o.in_features(), o.out_features(), o.bias()), options(o) {}
+  /// libtorch's `torch::nn::Linear(in_features=3, out_features=4, bias=true)`.
+  void pretty_print(std::ostream& stream) const override {
+    stream << "torch::nn::Linear(in_features=" << options.in_features() << ", out_features=" << options.out_features()
+           << ", bias=" << (options.bias() ? "true" : "false") << ")";
+  }
   LinearOptions options;
 };
 TORCH_MODULE(Linear);
@@ -201,9 +206,13 @@ inline Tensor nll_loss(const Tensor& input, const Tensor& target, const Tensor& 
                        int64_t reduction = at::Reduction::Mean, int64_t ignore_index = -100) {
   return ::ctorch::nn::functional::nll_loss(input, target, weight, ignore_index, at::Reduction::name(reduction));
 }
-/// torch::binary_cross_entropy(input, target) (mean).
-inline Tensor binary_cross_entropy(const Tensor& input, const Tensor& target) {
-  return ::ctorch::nn::functional::binary_cross_entropy(input, target);
+/// torch::binary_cross_entropy(input, target, weight, reduction): ATen's, which squeezes input and target
+/// (a [N, 1] input takes a [N] target); unreduced, the loss has the input's shape.
+inline Tensor binary_cross_entropy(const Tensor& input, const Tensor& target, const Tensor& weight = {},
+                                   int64_t reduction = at::Reduction::Mean) {
+  const Tensor loss = ::ctorch::nn::functional::binary_cross_entropy(
+      input.squeeze(), target.squeeze(), weight.defined() ? weight.squeeze() : weight, at::Reduction::name(reduction));
+  return reduction == at::Reduction::None ? loss.view(input.sizes()) : loss;
 }
 }  // namespace torch
 
