@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
-# Measures <ctorch/torch.h> against PyTorch 1.13.1's own C++ API tensor tests:
-# test/cpp/api/{tensor,tensor_options,tensor_indexing,tensor_cuda,tensor_options_cuda,parallel}.cpp, taken
-# unedited from Debian's pytorch source package and built against an installed ctorch
-# (tests/upstream/). Every TEST is counted on its own: pass, fail, does not compile, not run,
-# excluded (tests/upstream/exclusions.txt, with its reason). CUDA tests run on 2 emulated devices.
+# Measures <ctorch/torch.h> against PyTorch 1.13.1's own C++ API tests: test/cpp/api/'s tensor files
+# (tensor, tensor_options, tensor_indexing, tensor_cuda, tensor_options_cuda, parallel) and its C++
+# frontend files (autograd, modules, optim, functional, sequential, modulelist, moduledict,
+# ordered_dict, nn_utils, init, serialize, dataloader), taken unedited from Debian's pytorch source
+# package and built against an installed ctorch as a find_package(Torch) project (tests/upstream/).
+# Every TEST is counted on its own: pass, fail, does not compile, not run, excluded
+# (tests/upstream/exclusions.txt, with its reason). CUDA tests run on 2 emulated devices.
 #
 # Usage: scripts/upstream-tests.sh [ctorch-install-prefix]
 #   Without a prefix, builds the build tree ($CTORCH_BUILD_DIR, default build/) and installs it
@@ -24,9 +26,9 @@ start=$(date +%s)
 version=1.13.1
 orig=pytorch_${version}+dfsg.orig.tar.xz
 orig_sha256=d0355588b8528566d477e6ebf1b4d9d036a6fd75711339f66b27472ce5879dc7  # Debian's .dsc
-files=(tensor tensor_options tensor_indexing tensor_cuda tensor_options_cuda parallel)
-# CTORCH_UPSTREAM_FILES=autograd,modules,optim,functional measures other test/cpp/api files (by hand;
-# CI runs the six above).
+files=(tensor tensor_options tensor_indexing tensor_cuda tensor_options_cuda parallel
+       autograd modules optim functional sequential modulelist moduledict ordered_dict nn_utils init serialize dataloader)
+# CTORCH_UPSTREAM_FILES=modules,functional measures some of them (CI runs them all).
 if [[ -n ${CTORCH_UPSTREAM_FILES:-} ]]; then IFS=, read -r -a files <<<"$CTORCH_UPSTREAM_FILES"; fi
 cache=${XDG_CACHE_HOME:-${HOME:-/root}/.cache}/ctorch/upstream
 out=${CTORCH_UPSTREAM_OUT:-$cache/report}
