@@ -24,6 +24,17 @@ struct Case {
   bool training, affine, bias;
 };
 
+// float32 results on `device` against the float64 generic path's, one by one (`names` lists them).
+void expect_close(const std::vector<Tensor>& got, const std::vector<Tensor>& want, Device device, const char* names) {
+  ASSERT_EQ(got.size(), want.size());
+  for (size_t i = 0; i < got.size(); ++i) {
+    SCOPED_TRACE("result " + std::to_string(i) + " " + names);
+    EXPECT_EQ(got[i].device(), device);
+    EXPECT_EQ(got[i].sizes(), want[i].sizes());
+    EXPECT_TRUE(got[i].cpu().to(kDouble).allclose(want[i], 1e-4, 1e-4));
+  }
+}
+
 class BatchNorm : public DeviceTest {};
 
 TEST_P(BatchNorm, Float32MatchesTheFloat64GenericPath) {
@@ -56,15 +67,8 @@ TEST_P(BatchNorm, Float32MatchesTheFloat64GenericPath) {
       if (b.defined()) r.push_back(b.grad());
       return r;
     };
-    const std::vector<Tensor> want = run(kDouble, Device(DeviceType::CPU));
-    const std::vector<Tensor> got = run(kFloat, device());
-    ASSERT_EQ(got.size(), want.size());
-    for (size_t i = 0; i < got.size(); ++i) {
-      SCOPED_TRACE("result " + std::to_string(i) + " (output, grad input, running mean, running var, grad w, grad b)");
-      EXPECT_EQ(got[i].device(), device());
-      EXPECT_EQ(got[i].sizes(), want[i].sizes());
-      EXPECT_TRUE(got[i].cpu().to(kDouble).allclose(want[i], 1e-4, 1e-4));
-    }
+    expect_close(run(kFloat, device()), run(kDouble, Device(DeviceType::CPU)), device(),
+                 "(output, grad input, running mean, running var, grad w, grad b)");
   }
 }
 
@@ -126,15 +130,8 @@ TEST_P(LayerNorm, Float32MatchesTheFloat64GenericPath) {
       if (b.defined()) r.push_back(b.grad());
       return r;
     };
-    const std::vector<Tensor> want = run(kDouble, Device(DeviceType::CPU));
-    const std::vector<Tensor> got = run(kFloat, device());
-    ASSERT_EQ(got.size(), want.size());
-    for (size_t i = 0; i < got.size(); ++i) {
-      SCOPED_TRACE("result " + std::to_string(i) + " (output, grad input, grad w, grad b)");
-      EXPECT_EQ(got[i].device(), device());
-      EXPECT_EQ(got[i].sizes(), want[i].sizes());
-      EXPECT_TRUE(got[i].cpu().to(kDouble).allclose(want[i], 1e-4, 1e-4));
-    }
+    expect_close(run(kFloat, device()), run(kDouble, Device(DeviceType::CPU)), device(),
+                 "(output, grad input, grad w, grad b)");
   }
 }
 
