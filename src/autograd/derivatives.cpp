@@ -449,12 +449,12 @@ const Derivative kTable[] = {
 
     // Max pooling (ops/pool.cpp, Note [Max pooling]): the gradient goes where the maxima were.
     {on(GradFn::MaxPool2d), "max_pool2d", "MaxPool2DWithIndicesBackward0", {},
-     [](C c, G g) -> variable_list { return {ops::max_pool2d_backward(g, c.sizes(0), c.args().indices)}; }},
+     [](C c, G g) -> variable_list { return {ops::max_pool2d_backward(g, c.sizes(0), c.args().indices, c.args().pool)}; }},
     // Average pooling (ops/avg_pool.cpp, Note [Average pooling]): the gradient over each window, divided.
     {on(GradFn::AvgPool2d), "avg_pool2d", "AvgPool2DBackward0", {},
-     [](C c, G g) -> variable_list { return {ops::avg_pool2d_backward(g, c.sizes(0), c.args().avg_pool)}; }},
+     [](C c, G g) -> variable_list { return {ops::avg_pool2d_backward(g, c.sizes(0), c.args().pool)}; }},
     {on(GradFn::AdaptiveAvgPool2d), "adaptive_avg_pool2d", "AdaptiveAvgPool2DBackward0", {},
-     [](C c, G g) -> variable_list { return {ops::avg_pool2d_backward(g, c.sizes(0), c.args().avg_pool)}; }},
+     [](C c, G g) -> variable_list { return {ops::avg_pool2d_backward(g, c.sizes(0), c.args().pool)}; }},
 
     // Dropout (random/dropout.cpp, Note [Fused dropout]): the gradient where the mask kept, scaled.
     {on(GradFn::NativeDropout), "native_dropout", "NativeDropoutBackward0", {},

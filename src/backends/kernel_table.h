@@ -17,6 +17,8 @@
 //                                                IndexPlan; sequential: one thread in plan order
 //   jit_compile(spec, device), jit(kernel, plan, data, extra, nextra, stream)   the two jiterator slots
 //   fft(plan, in, out, stream)                   the whole FFT slot (backends/<backend>/fft.cpp)
+//   threads(f, name, stream), blocks(f, name, stream)   a thread or block functor (Note [Thread
+//                                                functors]): pooling and normalization
 //
 // Note [cpu and gpu arithmetic]
 // Where PyTorch's cpu and CUDA kernels round differently, the table follows the launcher's device:
@@ -40,6 +42,8 @@
 #include "kernels/gemm_math.h"
 #include "kernels/index_plan.h"
 #include "kernels/dropout_functors.h"
+#include "kernels/norm_functors.h"
+#include "kernels/pool_functors.h"
 #include "kernels/random_functors.h"
 #include "kernels/reduce_functors.h"
 #include "ops/kernel_table.h"
@@ -377,6 +381,100 @@ struct KernelTableOf {
     });
   }
 
+  /// Max pooling, forward or backward (Note [Pooling kernels]): float, double, half and bfloat16.
+  static bool max_pool2d(const ops::MaxPoolKernelArgs& a, Stream s) {
+    const kernels::PoolGeometry g = geometry(a.planes, a.h, a.w, a.oh, a.ow, a.kernel, a.stride, a.padding,
+                                             a.dilation);
+    return floating(a.dtype, [&](auto tag) {
+      using T = typename decltype(tag)::type;
+      if (a.backward) {
+        L::threads(kernels::MaxPoolBackwardFn<T>{g, static_cast<const T*>(a.grad_output), a.indices,
+                                                 static_cast<T*>(a.grad_input)},
+                   "max_pool2d_with_indices_backward", s);
+      } else {
+        L::threads(kernels::MaxPoolForwardFn<T>{g, static_cast<const T*>(a.input), static_cast<T*>(a.output),
+                                                a.indices},
+                   "max_pool2d_with_indices", s);
+      }
+    });
+  }
+
+  /// Average pooling (adaptive or not), forward or backward (Note [Pooling kernels]).
+  static bool avg_pool2d(const ops::AvgPoolKernelArgs& a, Stream s) {
+    const int64_t dilation[2] = {1, 1};
+    const kernels::PoolGeometry g = geometry(a.planes, a.h, a.w, a.oh, a.ow, a.kernel, a.stride, a.padding, dilation);
+    const kernels::AvgPoolMode m{a.adaptive, a.count_include_pad, a.divisor_override};
+    return floating(a.dtype, [&](auto tag) {
+      using T = typename decltype(tag)::type;
+      if (a.backward) {
+        L::threads(kernels::AvgPoolBackwardFn<T>{g, m, static_cast<const T*>(a.grad_output),
+                                                 static_cast<T*>(a.grad_input)},
+                   a.adaptive ? "adaptive_avg_pool2d_backward" : "avg_pool2d_backward", s);
+      } else {
+        L::threads(kernels::AvgPoolForwardFn<T>{g, m, static_cast<const T*>(a.input), static_cast<T*>(a.output)},
+                   a.adaptive ? "adaptive_avg_pool2d" : "avg_pool2d", s);
+      }
+    });
+  }
+
+  /// Batch normalization, one block per channel (Note [Normalization kernels]): float and double.
+  static bool batch_norm(const ops::BatchNormKernelArgs& a, Stream s) {
+    if (a.dtype != kFloat && a.dtype != kDouble) return false;
+    kernels::dispatch_floating(a.dtype, "batch_norm", [&](auto tag) {
+      using T = typename decltype(tag)::type;
+      using A = opmath_t<T>;
+      if (a.pass == ops::BatchNormPass::Backward) {
+        L::blocks(kernels::BatchNormBackwardFn<T>{a.n, a.c, a.l, static_cast<A>(a.eps), a.use_batch_stats,
+                                                  static_cast<const T*>(a.input),
+                                                  static_cast<const T*>(a.grad_output),
+                                                  static_cast<const T*>(a.weight), static_cast<const T*>(a.mean),
+                                                  static_cast<const T*>(a.var), static_cast<T*>(a.grad_input),
+                                                  static_cast<T*>(a.grad_weight), static_cast<T*>(a.grad_bias)},
+                  "native_batch_norm_backward", s);
+      } else {
+        L::blocks(kernels::BatchNormForwardFn<T>{a.n, a.c, a.l, static_cast<A>(a.eps),
+                                                 a.pass == ops::BatchNormPass::ForwardTraining,
+                                                 static_cast<const T*>(a.input), static_cast<const T*>(a.weight),
+                                                 static_cast<const T*>(a.bias), static_cast<T*>(a.mean),
+                                                 static_cast<T*>(a.var), static_cast<T*>(a.output)},
+                  "native_batch_norm", s);
+      }
+    });
+    return true;
+  }
+
+  /// Layer normalization, one block per row (Note [Normalization kernels]): float and double.
+  static bool layer_norm(const ops::LayerNormKernelArgs& a, Stream s) {
+    if (a.dtype != kFloat && a.dtype != kDouble) return false;
+    kernels::dispatch_floating(a.dtype, "layer_norm", [&](auto tag) {
+      using T = typename decltype(tag)::type;
+      using A = opmath_t<T>;
+      const auto* x = static_cast<const T*>(a.input);
+      const auto* mean = static_cast<const T*>(a.mean);
+      const auto* var = static_cast<const T*>(a.var);
+      if (!a.backward) {
+        L::blocks(kernels::LayerNormForwardFn<T>{a.m, a.n, static_cast<A>(a.eps), x, static_cast<const T*>(a.weight),
+                                                 static_cast<const T*>(a.bias), static_cast<T*>(a.mean),
+                                                 static_cast<T*>(a.var), static_cast<T*>(a.output)},
+                  "native_layer_norm", s);
+        return;
+      }
+      const auto* gy = static_cast<const T*>(a.grad_output);
+      if (a.grad_input != nullptr) {
+        L::blocks(kernels::LayerNormBackwardFn<T>{a.m, a.n, static_cast<A>(a.eps), x, gy,
+                                                  static_cast<const T*>(a.weight), mean, var,
+                                                  static_cast<T*>(a.grad_input)},
+                  "native_layer_norm_backward", s);
+      }
+      if (a.grad_weight != nullptr || a.grad_bias != nullptr) {
+        L::blocks(kernels::LayerNormParamGradFn<T>{a.m, a.n, static_cast<A>(a.eps), x, gy, mean, var,
+                                                   static_cast<T*>(a.grad_weight), static_cast<T*>(a.grad_bias)},
+                  "native_layer_norm_backward", s);
+      }
+    });
+    return true;
+  }
+
   static void index_gather(ScalarType dtype, const kernels::IndexPlan& plan, char* const* data, Stream s) {
     if (plan.numel <= 0) return;
     kernels::dispatch_all(dtype, "index", [&](auto tag) {
@@ -400,6 +498,25 @@ struct KernelTableOf {
   }
 
  private:
+  static kernels::PoolGeometry geometry(int64_t planes, int64_t h, int64_t w, int64_t oh, int64_t ow,
+                                        const int64_t* kernel, const int64_t* stride, const int64_t* padding,
+                                        const int64_t* dilation) {
+    kernels::PoolGeometry g;
+    g.planes = planes, g.h = h, g.w = w, g.oh = oh, g.ow = ow;
+    for (int i = 0; i < 2; ++i) {
+      g.kernel[i] = kernel[i], g.stride[i] = stride[i], g.padding[i] = padding[i], g.dilation[i] = dilation[i];
+    }
+    return g;
+  }
+
+  // body(TypeTag<T>) for the floating dtypes; false for the others.
+  template <class F>
+  static bool floating(ScalarType dtype, const F& body) {
+    if (!is_floating_point(dtype)) return false;
+    kernels::dispatch_floating(dtype, "pool", body);
+    return true;
+  }
+
   template <kernels::UnaryOp Op>
   static void run_unary(ScalarType dtype, const ElementwisePlan& plan, char* const* data, const OpArgs& args,
                         Stream s) {
@@ -542,6 +659,10 @@ const ops::KernelTable& make_kernel_table() {
       .jit_compile = L::jit_compile,
       .jit = L::jit,
       .fft = L::fft,
+      .max_pool2d = K::max_pool2d,
+      .avg_pool2d = K::avg_pool2d,
+      .batch_norm = K::batch_norm,
+      .layer_norm = K::layer_norm,
   };
   return table;
 }

@@ -2,27 +2,27 @@
 //
 // Note [Average pooling]
 // - Each is one recorded op (GradFn::AvgPool2d, node AvgPool2DBackward0; GradFn::AdaptiveAvgPool2d,
-//   node AdaptiveAvgPool2DBackward0) computed with the device's existing kernels, so every device runs
-//   the same code:
+//   node AdaptiveAvgPool2DBackward0). Floating dtypes run the device's kernel, forward and backward
+//   (the KernelTable's avg_pool2d slot: every backend's is the one of Note [Pooling kernels] in
+//   kernels/pool_functors.h). The composition below runs the rest (integers on the cpu, a backend
+//   without the slot) and every backward under create_graph, so second derivatives flow:
 //   - avg_pool2d: the input (zero-padded only when the padding or a ceil_mode window needs it) read
 //     through strided views (as_strided, no copy): windows of up to 9 elements add their KH * KW
-//     element views [N, C, OH, OW] in PyTorch's order (bit for bit its sums; the fastest form measured
-//     on the cpu for 2x2 and 3x3), larger ones reduce each window row, then the rows. The sums are
-//     divided by each position's divisor. PyTorch's divisor (the window's extent inside
-//     the padded input, or inside the input without count_include_pad, or divisor_override) is a row
-//     factor times a column factor: a scalar when every window has the same one, else one [OH, OW]
-//     tensor made once per call and saved for the backward.
+//     element views [N, C, OH, OW] in PyTorch's order (bit for bit its sums), larger ones reduce each
+//     window row, then the rows. The sums are divided by each position's divisor. PyTorch's divisor
+//     (the window's extent inside the padded input, or inside the input without count_include_pad, or
+//     divisor_override) is a row factor times a column factor: a scalar when every window has the
+//     same one, else one [OH, OW] tensor, made when the composition needs it.
 //   - adaptive_avg_pool2d: output 1x1 is input.mean({-1, -2}, keepdim), PyTorch's own shortcut (its
 //     node is MeanBackward1 there too); sizes that are multiples of the output are avg_pool2d with
 //     kernel = stride = in / out; other sizes are two matrix products with 0/1 window-membership
 //     matrices, Mh @ x @ Mw^T, divided by the window sizes (exact sums for integer-valued inputs, as
 //     PyTorch's loop).
 //   - Half and bfloat16 sum and divide in float and round once (PyTorch's accumulate type).
-// - The gradient divides the output's gradient by the divisor and spreads it over the windows one
-//   spatial dim at a time: where windows are regular and do not overlap (stride >= kernel, adaptive
-//   sizes that divide) by expanding each value over its window, else by a product with the membership
-//   matrix (the padding's share is dropped). Ordinary recorded ops, so create_graph gives second
-//   derivatives.
+// - The composed gradient divides the output's gradient by the divisor and spreads it over the
+//   windows one spatial dim at a time: where windows are regular and do not overlap (stride >= kernel,
+//   adaptive sizes that divide) by expanding each value over its window, else by a product with the
+//   membership matrix (the padding's share is dropped), with ordinary recorded ops.
 #include <algorithm>
 #include <vector>
 
@@ -31,6 +31,7 @@
 #include "ctorch/ops.h"
 #include "ctorch/pooling.h"
 #include "ops/grad_hook.h"
+#include "ops/launch.h"
 #include "ops/pad.h"
 #include "ops/pool.h"
 
@@ -38,7 +39,7 @@ namespace ctorch::inline api {
 
 namespace {
 
-using ops::AvgPoolArgs;
+using ops::PoolArgs;
 
 // The windows along one spatial dim, clipped to the input [0, in).
 struct Axis {
@@ -50,7 +51,7 @@ struct Axis {
   bool regular() const { return adaptive ? in % out == 0 : s >= k; }
 };
 
-Axis axis_of(const AvgPoolArgs& a, int64_t in, int d) {
+Axis axis_of(const PoolArgs& a, int64_t in, int d) {
   return Axis{in, a.out[d], a.kernel[d], a.stride[d], a.padding[d], a.adaptive};
 }
 
@@ -70,33 +71,58 @@ std::vector<double> factors(const Axis& x, bool count_include_pad) {
 }
 
 // The divisor of every output position: a scalar when all are equal, else an [OH, OW] tensor.
-void set_divisor(AvgPoolArgs& a, const std::vector<double>& fh, const std::vector<double>& fw, Device device,
-                 ScalarType dtype) {
+struct Divisor {
+  Tensor tensor;  ///< [OH, OW] in the compute dtype, or undefined: `scalar` everywhere
+  double scalar = 1;
+};
+
+Divisor divisor_of(const PoolArgs& a, int64_t h, int64_t w, Device device, ScalarType dtype) {
+  if (a.divisor_override != 0) return Divisor{Tensor(), static_cast<double>(a.divisor_override)};
+  const std::vector<double> fh = factors(axis_of(a, h, 0), a.count_include_pad);
+  const std::vector<double> fw = factors(axis_of(a, w, 1), a.count_include_pad);
   const bool same_h = std::all_of(fh.begin(), fh.end(), [&](double v) { return v == fh[0]; });
   const bool same_w = std::all_of(fw.begin(), fw.end(), [&](double v) { return v == fw[0]; });
   if (fh.empty() || fw.empty() || (same_h && same_w)) {
-    a.scalar_divisor = fh.empty() || fw.empty() ? 1.0 : fh[0] * fw[0];
-    return;
+    return Divisor{Tensor(), fh.empty() || fw.empty() ? 1.0 : fh[0] * fw[0]};
   }
   std::vector<double> d;
   d.reserve(fh.size() * fw.size());
   for (double r : fh) {
     for (double c : fw) d.push_back(r * c);
   }
-  a.divisor = tensor(d).view({a.out[0], a.out[1]}).to(device, dtype);
+  return Divisor{tensor(d).view({a.out[0], a.out[1]}).to(device, dtype), 1.0};
 }
 
 // sums / divisor (integers: truncated, as PyTorch's integer kernel).
-Tensor divided(const Tensor& sums, const AvgPoolArgs& a) {
+Tensor divided(const Tensor& sums, const Divisor& d) {
   if (!is_floating_point(sums.dtype())) {
-    return a.divisor.defined() ? sums.div(a.divisor, std::string("trunc"))
-                               : sums.div(Scalar(static_cast<int64_t>(a.scalar_divisor)), std::string("trunc"));
+    return d.tensor.defined() ? sums.div(d.tensor, std::string("trunc"))
+                              : sums.div(Scalar(static_cast<int64_t>(d.scalar)), std::string("trunc"));
   }
-  return a.divisor.defined() ? sums.div(a.divisor) : sums.div(Scalar(a.scalar_divisor));
+  return d.tensor.defined() ? sums.div(d.tensor) : sums.div(Scalar(d.scalar));
+}
+
+// The device's own kernel (Note [Pooling kernels]) over `planes` planes: forward reads `src` [.., H, W] and
+// writes `dst` [.., OH, OW], backward the reverse. False when there is none for this dtype.
+bool pool_kernel(const PoolArgs& a, bool backward, int64_t planes, int64_t h, int64_t w, const Tensor& src,
+                 const Tensor& dst) {
+  const ops::KernelTable& k = ops::kernels_for(src.device());
+  if (k.avg_pool2d == nullptr || planes == 0 || !is_floating_point(src.dtype())) return false;
+  ops::AvgPoolKernelArgs args;
+  args.backward = backward;
+  args.adaptive = a.adaptive;
+  args.count_include_pad = a.count_include_pad;
+  args.divisor_override = a.divisor_override;
+  args.dtype = src.dtype();
+  args.planes = planes, args.h = h, args.w = w, args.oh = a.out[0], args.ow = a.out[1];
+  for (int i = 0; i < 2; ++i) args.kernel[i] = a.kernel[i], args.stride[i] = a.stride[i], args.padding[i] = a.padding[i];
+  (backward ? args.grad_output : args.input) = src.data_ptr();
+  (backward ? args.grad_input : args.output) = dst.data_ptr();
+  return k.avg_pool2d(args, ops::stream_for(src.device()));
 }
 
 // The sum over each window of x [N, C, H, W] (zeros outside), from strided views of the (padded) input.
-Tensor window_sums(const Tensor& x, const AvgPoolArgs& a, ScalarType dtype) {
+Tensor window_sums(const Tensor& x, const PoolArgs& a, ScalarType dtype) {
   const int64_t h = x.size(2), w = x.size(3), oh = a.out[0], ow = a.out[1], kh = a.kernel[0], kw = a.kernel[1];
   const int64_t right_h = std::max<int64_t>((oh - 1) * a.stride[0] + kh - h - a.padding[0], 0);
   const int64_t right_w = std::max<int64_t>((ow - 1) * a.stride[1] + kw - w - a.padding[1], 0);
@@ -156,11 +182,11 @@ Tensor spread(const Tensor& t, int64_t dim, const Axis& x) {
 }
 
 // Records `out` as produced by `fn` from `input` when it needs a gradient.
-void record(ops::GradFn fn, const Tensor& input, Tensor& out, const AvgPoolArgs& a) {
+void record(ops::GradFn fn, const Tensor& input, Tensor& out, const PoolArgs& a) {
   if (!ops::needs_grad({&input})) return;
   if (ops::GradRecorder* r = ops::grad_recorder()) {
     ops::GradArgs args;
-    args.avg_pool = a;
+    args.pool = a;
     r->record(fn, {&input}, out, args);
   }
 }
@@ -187,7 +213,7 @@ int64_t checked_output_size(int64_t in, int64_t k, int64_t pad, int64_t stride, 
 Tensor avg_pool2d(const Tensor& input, IntArrayRef kernel_size, IntArrayRef stride, IntArrayRef padding,
                   bool ceil_mode, bool count_include_pad, std::optional<int64_t> divisor_override) {
   // PyTorch's checks in its order (avg_pool2d's meta function, pooling_output_shape, pool2d_shape_check).
-  AvgPoolArgs a;
+  PoolArgs a;
   ops::pooling_pair(kernel_size, "avg_pool2d: kernel_size must either be a single int, or a tuple of two ints",
                     a.kernel);
   if (stride.empty()) {
@@ -218,18 +244,18 @@ Tensor avg_pool2d(const Tensor& input, IntArrayRef kernel_size, IntArrayRef stri
                "). Calculated output size: (", planes_in, "x", a.out[0], "x", a.out[1], "). Output size is too small");
   check_dtype(input, "avg_pool2d", /*integers_on_cpu=*/true);
 
+  a.count_include_pad = count_include_pad;
+  a.divisor_override = divisor_override.value_or(0);
   const ScalarType dtype = compute_dtype(input.dtype());
   Tensor out;
   {
     AutoGradMode off(false);
-    if (divisor_override.has_value()) {
-      a.scalar_divisor = static_cast<double>(*divisor_override);
-    } else {
-      set_divisor(a, factors(axis_of(a, h, 0), count_include_pad), factors(axis_of(a, w, 1), count_include_pad),
-                  input.device(), dtype);
-    }
     const Tensor x = nd == 3 ? input.unsqueeze(0) : input;
-    out = divided(window_sums(x, a, dtype), a).to(input.dtype());
+    const int64_t planes = x.size(0) * x.size(1);
+    out = empty({x.size(0), x.size(1), a.out[0], a.out[1]}, x.options());
+    if (!pool_kernel(a, /*backward=*/false, planes, h, w, x.contiguous(), out)) {
+      out = divided(window_sums(x, a, dtype), divisor_of(a, h, w, input.device(), dtype)).to(input.dtype());
+    }
     if (nd == 3) out = out.squeeze(0);
   }
   record(ops::GradFn::AvgPool2d, input, out, a);
@@ -255,7 +281,7 @@ Tensor adaptive_avg_pool2d(const Tensor& input, IntArrayRef output_size) {
   check_dtype(input, "adaptive_avg_pool2d", /*integers_on_cpu=*/false);
 
   const int64_t h = input.size(-2), w = input.size(-1);
-  AvgPoolArgs a;
+  PoolArgs a;
   a.adaptive = true;
   a.out[0] = output_size[0], a.out[1] = output_size[1];
   for (int d = 0; d < 2; ++d) {  // a size that divides: windows of kernel = stride = in / out
@@ -269,17 +295,16 @@ Tensor adaptive_avg_pool2d(const Tensor& input, IntArrayRef output_size) {
     const Tensor x = nd == 3 ? input.unsqueeze(0) : input;
     const int64_t n = x.size(0), c = x.size(1);
     const Axis rows = axis_of(a, h, 0), cols = axis_of(a, w, 1);
-    if (a.out[0] == 0 || a.out[1] == 0 || n * c == 0) {
-      out = empty({n, c, a.out[0], a.out[1]}, x.options());
+    out = empty({n, c, a.out[0], a.out[1]}, x.options());
+    if (a.out[0] == 0 || a.out[1] == 0 || n * c == 0 || pool_kernel(a, false, n * c, h, w, x.contiguous(), out)) {
+      // empty, or computed by the device's kernel
     } else if (rows.regular() && cols.regular()) {  // avg_pool2d with kernel = stride = in / out
-      a.scalar_divisor = static_cast<double>(a.kernel[0] * a.kernel[1]);
-      out = divided(window_sums(x, a, dtype), a).to(input.dtype());
+      out = divided(window_sums(x, a, dtype), divisor_of(a, h, w, input.device(), dtype)).to(input.dtype());
     } else {
-      set_divisor(a, factors(rows, false), factors(cols, false), input.device(), dtype);
       const Tensor planes = x.reshape({n * c, h, w}).to(dtype);
       const Tensor sums = times_along(times_along(planes, 2, membership(cols, input.device(), dtype).t()), 1,
                                       membership(rows, input.device(), dtype).t());
-      out = divided(sums, a).to(input.dtype()).reshape({n, c, a.out[0], a.out[1]});
+      out = divided(sums, divisor_of(a, h, w, input.device(), dtype)).to(input.dtype()).reshape({n, c, a.out[0], a.out[1]});
     }
     if (nd == 3) out = out.squeeze(0);
   }
@@ -289,15 +314,20 @@ Tensor adaptive_avg_pool2d(const Tensor& input, IntArrayRef output_size) {
 
 namespace ops {
 
-Tensor avg_pool2d_backward(const Tensor& grad, IntArrayRef input_sizes, const AvgPoolArgs& a) {
+Tensor avg_pool2d_backward(const Tensor& grad, IntArrayRef input_sizes, const PoolArgs& a) {
   const size_t nd = input_sizes.size();  // [N, C, H, W] or [C, H, W]
   const int64_t h = input_sizes[nd - 2], w = input_sizes[nd - 1];
   int64_t planes = 1;
   for (size_t i = 0; i + 2 < nd; ++i) planes *= input_sizes[i];
   if (planes == 0 || a.out[0] == 0 || a.out[1] == 0) return zeros(input_sizes, grad.options());
+  if (!GradMode::is_enabled()) {
+    Tensor out = empty(input_sizes, grad.options());
+    if (pool_kernel(a, /*backward=*/true, planes, h, w, grad.contiguous(), out)) return out;
+  }
   const ScalarType dtype = compute_dtype(grad.dtype());
   Tensor g = grad.reshape({planes, a.out[0], a.out[1]}).to(dtype);
-  g = a.divisor.defined() ? g / a.divisor : g / a.scalar_divisor;
+  const Divisor d = divisor_of(a, h, w, grad.device(), dtype);
+  g = d.tensor.defined() ? g / d.tensor : g / d.scalar;
   // Columns first ([P, OH, OW] -> [P, OH, W]), then rows (-> [P, H, W]).
   const Axis rows = axis_of(a, h, 0), cols = axis_of(a, w, 1);
   g = cols.regular() ? spread(g, 2, cols) : times_along(g, 2, membership(cols, grad.device(), dtype));

@@ -76,22 +76,22 @@ enum class GradFn : uint8_t {
   IndexAdd,    ///< index_add_ (in place): inputs self, source; args.dim, args.indices, args.alpha
   Conv2d,      ///< inputs input [N, C, H, W], weight, bias (may be undefined); args.conv
   ConvTranspose2d,  ///< as Conv2d, weight [C, OC / groups, KH, KW]
-  MaxPool2d,   ///< input [N, C, H, W] or [C, H, W]; args.indices (flat positions in the H x W plane)
-  AvgPool2d,   ///< input [N, C, H, W] or [C, H, W]; args.avg_pool
-  AdaptiveAvgPool2d,  ///< as AvgPool2d (args.avg_pool.adaptive)
+  MaxPool2d,   ///< input [N, C, H, W] or [C, H, W]; args.indices (flat positions in the H x W plane), args.pool
+  AvgPool2d,   ///< input [N, C, H, W] or [C, H, W]; args.pool
+  AdaptiveAvgPool2d,  ///< as AvgPool2d (args.pool.adaptive)
   BatchNorm,   ///< inputs input [N, C, *], weight, bias (may be undefined); args.stats, args.p (eps), args.keepdim (batch stats)
   NativeDropout,  ///< args.indices (the bool mask), args.p (the scale)
   LayerNorm,   ///< inputs input [*, normalized], weight, bias (may be undefined); args.stats (row mean, biased
                ///< variance), args.p (eps), args.dim (normalized dims)
 };
 
-/// The geometry of an average pooling (AvgPool2d, AdaptiveAvgPool2d) and the divisor of each output position.
-struct AvgPoolArgs {
-  int64_t kernel[2] = {1, 1}, stride[2] = {1, 1}, padding[2] = {0, 0};
-  int64_t out[2] = {0, 0};  ///< output height and width
-  bool adaptive = false;    ///< PyTorch's adaptive windows [floor(i * in / out), ceil((i + 1) * in / out))
-  Tensor divisor;           ///< [OH, OW] in the compute dtype, or undefined: `scalar_divisor` everywhere
-  double scalar_divisor = 1;
+/// The geometry of a 2-d pooling (MaxPool2d, AvgPool2d, AdaptiveAvgPool2d) and an average's divisor rule.
+struct PoolArgs {
+  int64_t kernel[2] = {1, 1}, stride[2] = {1, 1}, padding[2] = {0, 0}, dilation[2] = {1, 1};
+  int64_t out[2] = {0, 0};        ///< output height and width
+  bool adaptive = false;          ///< PyTorch's adaptive windows [floor(i * in / out), ceil((i + 1) * in / out))
+  bool count_include_pad = true;  ///< average: the divisor counts the padding
+  int64_t divisor_override = 0;   ///< average: 0, or the divisor of every window
 };
 
 /// The parameters a backward formula needs.
@@ -116,7 +116,7 @@ struct GradArgs {
   ConvParams conv;                                 ///< Conv2d, ConvTranspose2d
   Tensor stats[2];                                 ///< BatchNorm: the mean and (biased) variance used, [C]; LayerNorm's per row
   bool has_weight = false;                         ///< BatchNorm, LayerNorm: input 1 (the weight) is defined
-  AvgPoolArgs avg_pool;                            ///< AvgPool2d, AdaptiveAvgPool2d
+  PoolArgs pool;                                ///< MaxPool2d, AvgPool2d, AdaptiveAvgPool2d
 };
 
 /// `dims` wrapped for a tensor of `ndim` dims (an empty list stays empty: every dim).

@@ -102,7 +102,8 @@ struct LayerNormKernelArgs {
   void* grad_bias = nullptr;          ///< backward (null when the weight is)
 };
 
-/// One 2-d max pooling over `planes` contiguous H x W planes (N * C), for a backend's own kernel.
+/// One 2-d max pooling over `planes` contiguous H x W planes (N * C), for a backend's own kernel
+/// (the geometry is set for both passes).
 struct MaxPoolKernelArgs {
   bool backward = false;
   ScalarType dtype = kFloat;
@@ -113,6 +114,21 @@ struct MaxPoolKernelArgs {
   int64_t* indices = nullptr;         ///< forward: written; backward: read (positions in the plane)
   const void* grad_output = nullptr;  ///< backward
   void* grad_input = nullptr;         ///< backward: written whole (zeros where no maximum was)
+};
+
+/// One 2-d average pooling (dilation 1) over `planes` contiguous H x W planes, for a backend's own kernel.
+struct AvgPoolKernelArgs {
+  bool backward = false;
+  bool adaptive = false;            ///< PyTorch's adaptive windows (kernel, stride, padding unused)
+  bool count_include_pad = true;
+  int64_t divisor_override = 0;     ///< 0: none
+  ScalarType dtype = kFloat;
+  int64_t planes = 0, h = 0, w = 0, oh = 0, ow = 0;
+  int64_t kernel[2] = {1, 1}, stride[2] = {1, 1}, padding[2] = {0, 0};
+  const void* input = nullptr;        ///< forward
+  void* output = nullptr;             ///< forward
+  const void* grad_output = nullptr;  ///< backward
+  void* grad_input = nullptr;         ///< backward: written whole
 };
 
 /// What a backend compiles for a jiterator kernel (Note [Jiterator] in src/jiterator/jiterator.cpp).
@@ -199,6 +215,9 @@ struct KernelTable {
   /// Optional: the backend's own max pooling, forward (values and indices) or backward; returns false
   /// for a case it does not cover (null or false: the op layer's window view, Note [Max pooling]).
   bool (*max_pool2d)(const MaxPoolKernelArgs& args, Stream stream) = nullptr;
+  /// Optional: the backend's own average pooling, forward or backward; returns false for a case it does
+  /// not cover (null or false: strided views and reductions, Note [Average pooling]).
+  bool (*avg_pool2d)(const AvgPoolKernelArgs& args, Stream stream) = nullptr;
   /// Optional: the backend's own batch normalization; returns false for a case it does not cover
   /// (null or false: reductions and elementwise ops, Note [Batch normalization]).
   bool (*batch_norm)(const BatchNormKernelArgs& args, Stream stream) = nullptr;

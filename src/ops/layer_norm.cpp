@@ -4,10 +4,11 @@
 // - layer_norm is one recorded op (GradFn::LayerNorm, node NativeLayerNormBackward0 as PyTorch's):
 //   the input is seen as [M, N] rows (N the product of normalized_shape), and the node keeps each
 //   row's mean and biased variance ([M]); its gradient is one entry of the gradient table.
-// - A device with its own kernel (the KernelTable's optional layer_norm slot) runs it: on the cpu
-//   oneDNN for contiguous float32 (backends/cpu/onednn_norm.cpp), forward and backward. Everything
-//   else takes the generic path: row means and variances as reductions and one scale-and-shift,
-//   with the device's own kernels (an emulated GPU's grid walk, CUDA's kernels).
+// - float32 and float64 run the device's kernel (the KernelTable's layer_norm slot), forward and
+//   backward: on the cpu oneDNN for float32 (backends/cpu/onednn_norm.cpp), otherwise the block
+//   kernels of Note [Normalization kernels] (kernels/norm_functors.h: one block per row). Other
+//   dtypes, a bias without a weight and backwards under create_graph take the generic path: row
+//   means and variances as reductions and one scale-and-shift, with the device's kernels.
 // - Backward: with xhat = (x - mean) * invstd and gxhat = g * w, gx = invstd * (gxhat - mean(gxhat)
 //   - xhat * mean(gxhat * xhat)) over each row, gw = sum over rows of g * xhat, gb = sum of g. Under
 //   create_graph the statistics are recomputed from the input with recorded ops (exact second
@@ -36,11 +37,12 @@ Rows rows_of(const Tensor& x, int64_t normalized_ndim) {
   return {n == 0 ? 0 : x.numel() / n, n};
 }
 
-// The device's own kernel for float32 rows, or null.
+// The device's own kernel for float32 or float64 rows, or null.
 const ops::KernelTable* own_kernel(const Tensor& x, const Tensor& w, const Tensor& b) {
   const ops::KernelTable& k = ops::kernels_for(x.device());
-  if (k.layer_norm == nullptr || x.numel() == 0 || x.dtype() != kFloat) return nullptr;
-  if ((w.defined() && w.dtype() != kFloat) || (b.defined() && b.dtype() != kFloat)) return nullptr;
+  const ScalarType t = x.dtype();
+  if (k.layer_norm == nullptr || x.numel() == 0 || (t != kFloat && t != kDouble)) return nullptr;
+  if ((w.defined() && w.dtype() != t) || (b.defined() && b.dtype() != t)) return nullptr;
   if (b.defined() && !w.defined()) return nullptr;  // the kernel shifts only with a scale
   return &k;
 }
@@ -55,6 +57,7 @@ Forward ln_forward(const Tensor& x, const Tensor& w, const Tensor& b, int64_t no
     const Tensor xc = x.contiguous(), wc = w.defined() ? w.contiguous() : Tensor(), bc = b.defined() ? b.contiguous() : Tensor();
     Forward f{empty(x.sizes(), x.options()), empty({r.m}, x.options()), empty({r.m}, x.options())};
     ops::LayerNormKernelArgs a;
+    a.dtype = x.dtype();
     a.m = r.m, a.n = r.n, a.eps = eps;
     a.input = xc.data_ptr();
     a.weight = wc.defined() ? wc.data_ptr() : nullptr;
@@ -110,7 +113,8 @@ std::tuple<Tensor, Tensor, Tensor> layer_norm_backward(const Tensor& grad, const
                                                        const Tensor& mean, const Tensor& var, double eps,
                                                        int64_t normalized_ndim, std::array<bool, 3> wanted) {
   const Rows r = rows_of(input, normalized_ndim);
-  const bool floats = grad.dtype() == kFloat && mean.dtype() == kFloat && var.dtype() == kFloat &&
+  const ScalarType t = input.dtype();
+  const bool floats = grad.dtype() == t && mean.dtype() == t && var.dtype() == t &&
                       (weight.defined() || (!wanted[1] && !wanted[2]));  // the kernel's gw, gb come with a weight
   if (const KernelTable* k = !GradMode::is_enabled() && floats ? own_kernel(input, weight, Tensor()) : nullptr) {
     const Tensor xc = input.contiguous(), gc = grad.contiguous(), wc = weight.defined() ? weight.contiguous() : Tensor();
@@ -120,6 +124,7 @@ std::tuple<Tensor, Tensor, Tensor> layer_norm_backward(const Tensor& grad, const
     Tensor gb = wc.defined() ? empty(wc.sizes(), input.options()) : Tensor();
     LayerNormKernelArgs a;
     a.backward = true;
+    a.dtype = input.dtype();
     a.m = r.m, a.n = r.n, a.eps = eps;
     a.input = xc.data_ptr();
     a.weight = wc.defined() ? wc.data_ptr() : nullptr;

@@ -4,10 +4,12 @@
 // - batch_norm is one recorded op (GradFn::BatchNorm, node NativeBatchNormBackward0 as PyTorch's
 //   cpu one): the node keeps the statistics the forward used (the batch's mean and biased variance
 //   in training, the running ones in eval) and its gradient is one entry of the gradient table.
-// - A device with its own kernel (the KernelTable's optional batch_norm slot) runs it: on the cpu
-//   oneDNN for contiguous float32 (backends/cpu/onednn_norm.cpp), forward and backward. Everything
-//   else takes the generic path: per-channel mean and variance as reductions over [N, C, L] and one
-//   scale-and-shift, with the device's own kernels (an emulated GPU's grid walk, CUDA's kernels).
+// - float32 and float64 run the device's kernel (the KernelTable's batch_norm slot), forward and
+//   backward: on the cpu oneDNN for float32 (backends/cpu/onednn_norm.cpp), otherwise the block
+//   kernels of Note [Normalization kernels] (kernels/norm_functors.h: one block per channel computes
+//   the statistics and normalizes). Other dtypes (statistics of another dtype than the input's, a
+//   bias without a weight) and backwards under create_graph take the generic path: per-channel mean
+//   and variance as reductions over [N, C, L] and one scale-and-shift, with the device's kernels.
 // - Backward (training): gx = w * invstd * (g - mean(g) - xhat * mean(g * xhat)), gw = sum(g * xhat),
 //   gb = sum(g); in eval gx = g * w * invstd. Under create_graph the statistics are recomputed from
 //   the input with recorded ops, so second derivatives are exact.
@@ -35,12 +37,15 @@ NormShape shape_of(const Tensor& x) {
   return {n, c, n * c == 0 ? 0 : x.numel() / (n * c)};
 }
 
-// The device's own kernel, or null (none, an empty tensor, or not float32).
+// The device's own kernel, or null (none, an empty tensor, or neither float32 nor float64).
 const ops::KernelTable* own_kernel(const Tensor& x) {
   const ops::KernelTable& k = ops::kernels_for(x.device());
-  if (k.batch_norm == nullptr || x.numel() == 0 || x.dtype() != kFloat) return nullptr;
+  if (k.batch_norm == nullptr || x.numel() == 0 || (x.dtype() != kFloat && x.dtype() != kDouble)) return nullptr;
   return &k;
 }
+
+// True when `t` is undefined or has `dtype`.
+bool absent_or(const Tensor& t, ScalarType dtype) { return !t.defined() || t.dtype() == dtype; }
 
 // A [C] tensor (or undefined) as [1, C, 1] for broadcasting over [N, C, L].
 Tensor per_channel(const Tensor& t, int64_t c) { return t.view({1, c, 1}); }
@@ -53,15 +58,16 @@ struct Forward {
 Forward bn_forward(const Tensor& x, const Tensor& w, const Tensor& b, const Tensor& rm, const Tensor& rv,
                    bool use_batch, double eps) {
   const NormShape s = shape_of(x);
-  const bool floats = (!w.defined() || w.dtype() == kFloat) && (!b.defined() || b.dtype() == kFloat) &&
-                      (use_batch || (rm.dtype() == kFloat && rv.dtype() == kFloat)) &&
-                      (w.defined() || !b.defined());  // the kernel shifts only with a scale
+  const ScalarType t = x.dtype();
+  const bool floats = absent_or(w, t) && absent_or(b, t) && (use_batch || (rm.dtype() == t && rv.dtype() == t)) &&
+                      (w.defined() || !b.defined());  // oneDNN's kernel shifts only with a scale
   if (const ops::KernelTable* k = floats ? own_kernel(x) : nullptr) {
     const Tensor xc = x.contiguous(), wc = w.defined() ? w.contiguous() : Tensor(), bc = b.defined() ? b.contiguous() : Tensor();
     Forward f{empty(x.sizes(), x.options()), use_batch ? empty({s.c}, x.options()) : rm.contiguous(),
               use_batch ? empty({s.c}, x.options()) : rv.contiguous()};
     ops::BatchNormKernelArgs a;
     a.pass = use_batch ? ops::BatchNormPass::ForwardTraining : ops::BatchNormPass::ForwardInference;
+    a.dtype = x.dtype();
     a.n = s.n, a.c = s.c, a.l = s.l, a.eps = eps;
     a.input = xc.data_ptr();
     a.weight = wc.defined() ? wc.data_ptr() : nullptr;
@@ -120,8 +126,8 @@ std::tuple<Tensor, Tensor, Tensor> batch_norm_backward(const Tensor& grad, const
                                                        const Tensor& mean, const Tensor& var, double eps,
                                                        bool use_batch_stats, std::array<bool, 3> wanted) {
   const NormShape s = shape_of(input);
-  const bool floats = grad.dtype() == kFloat && mean.dtype() == kFloat && var.dtype() == kFloat &&
-                      (!weight.defined() || weight.dtype() == kFloat) &&
+  const ScalarType t = input.dtype();
+  const bool floats = grad.dtype() == t && mean.dtype() == t && var.dtype() == t && absent_or(weight, t) &&
                       (weight.defined() || (!wanted[1] && !wanted[2]));  // the kernel's gw, gb come with a weight
   if (const KernelTable* k = !GradMode::is_enabled() && floats ? own_kernel(input) : nullptr) {
     const Tensor xc = input.contiguous(), gc = grad.contiguous(), wc = weight.defined() ? weight.contiguous() : Tensor();
@@ -131,6 +137,7 @@ std::tuple<Tensor, Tensor, Tensor> batch_norm_backward(const Tensor& grad, const
     Tensor gb = wc.defined() ? empty({s.c}, input.options()) : Tensor();
     BatchNormKernelArgs a;
     a.pass = BatchNormPass::Backward;
+    a.dtype = input.dtype();
     a.n = s.n, a.c = s.c, a.l = s.l, a.eps = eps, a.use_batch_stats = use_batch_stats;
     a.input = xc.data_ptr();
     a.weight = wc.defined() ? wc.data_ptr() : nullptr;

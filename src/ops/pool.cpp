@@ -1,16 +1,17 @@
 // max_pool2d (torch.max_pool2d, max_pool2d_with_indices) and its gradient.
 //
 // Note [Max pooling]
-// - One recorded op (GradFn::MaxPool2d, node MaxPool2DWithIndicesBackward0). A device with its own
-//   kernel (the KernelTable's optional max_pool2d slot: the cpu's loop per plane,
-//   backends/cpu/pool.cpp) runs it, forward and backward. Elsewhere, with the device's kernels:
+// - One recorded op (GradFn::MaxPool2d, node MaxPool2DWithIndicesBackward0). The device's kernel (the
+//   KernelTable's max_pool2d slot: the cpu's loop per plane, backends/cpu/pool.cpp, for float and
+//   double; every other case and device Note [Pooling kernels]'s threads) runs it, forward and
+//   backward. A backend without the slot takes the composition, with the device's kernels:
 //   the input padded with -inf is viewed as its windows
 //   [N, C, OH, OW, KH, KW] (as_strided), copied into rows of KH * KW, and max(-1) gives the
 //   values and the position in the window (the first maximum; NaN wins, as PyTorch's kernels).
 //   The position becomes PyTorch's index, the flat position in the input plane.
-// - The gradient adds the output's gradient at those positions: the device's kernel, or
-//   scatter_add over the output's elements, an ordinary recorded op (always under create_graph,
-//   so second derivatives flow).
+// - The gradient adds the output's gradient at those positions: the device's kernel (the node keeps
+//   the geometry, so a kernel may gather per input element), or scatter_add over the output's
+//   elements, an ordinary recorded op (always under create_graph, so second derivatives flow).
 #include "ctorch/pooling.h"
 
 #include <cmath>
@@ -123,6 +124,10 @@ std::tuple<Tensor, Tensor> max_pool2d_checked(const Tensor& input, IntArrayRef k
     if (ops::GradRecorder* r = ops::grad_recorder()) {
       ops::GradArgs a;
       a.indices = indices;
+      for (int i = 0; i < 2; ++i) {
+        a.pool.kernel[i] = p.kernel[i], a.pool.stride[i] = p.stride[i], a.pool.padding[i] = p.padding[i];
+        a.pool.dilation[i] = p.dilation[i];
+      }
       r->record(ops::GradFn::MaxPool2d, {&input}, values, a);
     }
   }
@@ -146,7 +151,7 @@ int64_t pooling_output_size(int64_t in, int64_t k, int64_t pad, int64_t stride, 
   return out;
 }
 
-Tensor max_pool2d_backward(const Tensor& grad, IntArrayRef input_sizes, const Tensor& indices) {
+Tensor max_pool2d_backward(const Tensor& grad, IntArrayRef input_sizes, const Tensor& indices, const PoolArgs& p) {
   const size_t nd = input_sizes.size();  // [N, C, H, W] or [C, H, W]
   const int64_t h = input_sizes[nd - 2], w = input_sizes[nd - 1];
   int64_t planes = 1;
@@ -157,6 +162,9 @@ Tensor max_pool2d_backward(const Tensor& grad, IntArrayRef input_sizes, const Te
       Tensor out = empty(input_sizes, grad.options());
       MaxPoolKernelArgs a = kernel_args(grad.dtype(), planes, h, w, grad.size(-2), grad.size(-1));
       a.backward = true;
+      for (int i = 0; i < 2; ++i) {
+        a.kernel[i] = p.kernel[i], a.stride[i] = p.stride[i], a.padding[i] = p.padding[i], a.dilation[i] = p.dilation[i];
+      }
       a.grad_output = gc.data_ptr();
       a.indices = static_cast<int64_t*>(const_cast<void*>(ic.data_ptr()));
       a.grad_input = out.data_ptr();

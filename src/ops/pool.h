@@ -7,9 +7,9 @@
 
 namespace ctorch::inline api::ops {
 
-/// The input's gradient of max_pool2d: `grad` added at `indices` (positions in each input plane).
-/// With grad mode on (create_graph) it is a scatter_add, differentiable.
-Tensor max_pool2d_backward(const Tensor& grad, IntArrayRef input_sizes, const Tensor& indices);
+/// The input's gradient of max_pool2d (window geometry `p`): `grad` added at `indices` (positions in each
+/// input plane). With grad mode on (create_graph) it is a scatter_add, differentiable.
+Tensor max_pool2d_backward(const Tensor& grad, IntArrayRef input_sizes, const Tensor& indices, const PoolArgs& p);
 
 /// A pooling argument given as one int for both dims or one per dim, into `out`; otherwise throws
 /// `what` (PyTorch's text, which names the op and the argument).
@@ -20,6 +20,6 @@ int64_t pooling_output_size(int64_t in, int64_t k, int64_t pad, int64_t stride, 
 
 /// The input's gradient of avg_pool2d / adaptive_avg_pool2d: `grad` divided by each position's divisor and
 /// spread over its window, with ordinary (recorded) ops.
-Tensor avg_pool2d_backward(const Tensor& grad, IntArrayRef input_sizes, const AvgPoolArgs& args);
+Tensor avg_pool2d_backward(const Tensor& grad, IntArrayRef input_sizes, const PoolArgs& args);
 
 }  // namespace ctorch::api::ops

@@ -124,8 +124,9 @@ TEST_P(Pool, AvgPool2dGradientIsTheLoopsAdjoint) {
   }
 }
 
-// PyTorch's adaptive windows in float64: rows [floor(i * H / OH), ceil((i + 1) * H / OH)).
-Tensor adaptive_reference(const Tensor& x, int64_t oh, int64_t ow) {
+// PyTorch adaptive windows, rows [floor(i * H / OH), ceil((i + 1) * H / OH)), in float64 (in_float: the sums
+// divided in float, as PyTorch for float32).
+Tensor adaptive_reference(const Tensor& x, int64_t oh, int64_t ow, bool in_float = false) {
   const Tensor xc = x.to(kDouble).contiguous().cpu();
   const int64_t h = xc.size(-2), w = xc.size(-1), planes = xc.numel() / (h * w);
   const std::vector<double> in = xc.reshape({-1}).to_vector<double>();
@@ -139,7 +140,11 @@ Tensor adaptive_reference(const Tensor& x, int64_t oh, int64_t ow) {
         for (int64_t y = hs; y < he; ++y) {
           for (int64_t z = ws; z < we; ++z) sum += in[static_cast<size_t>((p * h + y) * w + z)];
         }
-        out.push_back(sum / static_cast<double>((he - hs) * (we - ws)));
+        // PyTorch's kernels divide by the rows, then by the columns, in the accumulate type.
+        const auto rows = static_cast<double>(he - hs), cols = static_cast<double>(we - ws);
+        out.push_back(in_float ? static_cast<double>(static_cast<float>(sum) / static_cast<float>(rows) /
+                                                     static_cast<float>(cols))
+                               : sum / rows / cols);
       }
     }
   }
@@ -168,7 +173,7 @@ TEST_P(Pool, AdaptiveAvgPool2dMatchesTheDirectLoopForwardAndBackward) {
     const int64_t oh = c.output[0], ow = c.output[1];
     const Tensor ints = small_integers(c.input);
     EXPECT_TRUE(adaptive_avg_pool2d(ints.to(device(), kFloat), c.output).cpu().equal(
-        adaptive_reference(ints, oh, ow).to(kFloat)));
+        adaptive_reference(ints, oh, ow, /*in_float=*/oh * ow != 1).to(kFloat)));  // 1x1: a mean
     const Tensor x = randn(c.input, on_device(kDouble)).requires_grad_();
     const Tensor out = adaptive_avg_pool2d(x, c.output);
     EXPECT_EQ(out.device(), device());

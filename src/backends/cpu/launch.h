@@ -13,6 +13,7 @@
 
 #include "backends/cpu/blas.h"
 #include "backends/cpu/fft.h"
+#include "backends/cpu/functor_walk.h"
 #include "backends/cpu/jit.h"
 #include "backends/cpu/parallel.h"
 #include "backends/kernel_table.h"
@@ -125,6 +126,18 @@ struct CpuLauncher {
   template <class Out, class... In, class F>
   static void elementwise(const kernels::ElementwisePlan& plan, char* const* data, const F& f, const char*, Stream) {
     launch_elementwise<Out, In...>(plan, data, f);
+  }
+
+  /// A thread functor (Note [Thread functors]) over the intra-op pool.
+  template <class F>
+  static void threads(const F& f, const char*, Stream) {
+    walk_threads(f);
+  }
+
+  /// A block functor, blocks over the intra-op pool.
+  template <class F>
+  static void blocks(const F& f, const char*, Stream) {
+    walk_blocks_of(f);
   }
 
   static void copy_bytes(char* dst, const char* src, int64_t bytes, Stream) {

@@ -23,6 +23,10 @@ const ops::KernelTable& kernels() {
       .jit_compile = jit_compile,
       .jit = jit,
       .fft = fft,
+      .max_pool2d = max_pool2d,
+      .avg_pool2d = avg_pool2d,
+      .batch_norm = batch_norm,
+      .layer_norm = layer_norm,
   };
   return table;
 }

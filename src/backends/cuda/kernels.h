@@ -1,6 +1,6 @@
 // The CUDA backend's KernelTable slots: the shared table (backends/kernel_table.h) over CudaLauncher,
-// instantiated in one .cu per op family (unary, binary, copy, reduce, random, gemm_loop, index) so nvcc
-// builds them in parallel; kernels.cpp collects them.
+// instantiated in one .cu per op family (unary, binary, copy, reduce, random, gemm_loop, index,
+// pool_norm) so nvcc builds them in parallel; kernels.cpp collects them.
 // Every slot makes the stream's device current, launches on the stream's cudaStream_t and
 // checks the launch; none of them synchronizes.
 #pragma once
@@ -42,6 +42,15 @@ void index_gather(ScalarType dtype, const kernels::IndexPlan& plan, char* const*
 /// index.cu: KernelTable::index_scatter.
 void index_scatter(ScalarType dtype, bool accumulate, const Scalar& alpha, const kernels::IndexPlan& plan,
                    char* const* data, Stream stream);
+
+/// pool_norm.cu: KernelTable::max_pool2d (Note [Pooling kernels]).
+bool max_pool2d(const ops::MaxPoolKernelArgs& args, Stream stream);
+/// pool_norm.cu: KernelTable::avg_pool2d.
+bool avg_pool2d(const ops::AvgPoolKernelArgs& args, Stream stream);
+/// pool_norm.cu: KernelTable::batch_norm (Note [Normalization kernels]).
+bool batch_norm(const ops::BatchNormKernelArgs& args, Stream stream);
+/// pool_norm.cu: KernelTable::layer_norm.
+bool layer_norm(const ops::LayerNormKernelArgs& args, Stream stream);
 
 /// fft.cpp: KernelTable::fft through cuFFT (opened on first use), plans from the device's cufft_plan_cache.
 void fft(const kernels::FftPlan& plan, const void* in, void* out, Stream stream);

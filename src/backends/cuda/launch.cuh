@@ -109,6 +109,12 @@ struct CudaLauncher {
   template <class T, class P>
   static void bernoulli_tensor(const kernels::ElementwisePlan& plan, char* const* data,
                                const kernels::PhiloxArgs& philox, Stream s);
+  /// pool_norm.cu: a thread functor (Note [Thread functors]), grid-stride.
+  template <class F>
+  static void threads(const F& f, const char* name, Stream s);
+  /// pool_norm.cu: a block functor, one block of kernels::kBlockThreads threads per unit.
+  template <class F>
+  static void blocks(const F& f, const char* name, Stream s);
   /// random.cu: the fused dropout kernel (Note [Fused dropout]).
   template <class T>
   static void fused_dropout(const kernels::RandomLaunch& launch, const kernels::ElementwisePlan& plan,

@@ -18,6 +18,9 @@
 //   cuBLAS on a GPU, run the cpu backend's OpenBLAS product instead (cuBLAS's summation order is
 //   not public): emulated float matmul equals cpu matmul, not a GPU's.
 // - Random: the CUDA random kernels' threads (Note [Distribution grid]), as the cpu walker does.
+// - Pooling and normalization (Note [Thread functors]): thread functors chunked over the intra-op
+//   pool (independent threads); block functors block by block, each thread's fold in its order, then
+//   the block tree step by step, as the CUDA kernel runs them.
 // - Gather/scatter (Note [Index plan]): the elementwise grid; accumulating scatters run as the CUDA
 //   backend's single thread, in plan order (deterministic).
 #pragma once
@@ -25,7 +28,9 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
+#include <type_traits>
 
+#include "backends/cpu/functor_walk.h"
 #include "backends/cpu/launch.h"
 #include "backends/cpu/parallel.h"
 #include "backends/emulated/grid_walk.h"
@@ -75,6 +80,18 @@ inline kernels::PhiloxArgs translate_philox(kernels::PhiloxArgs philox, Stream s
   return philox;
 }
 
+/// f with every device pointer it names (F::visit_buffers) checked and translated for a kernel on `s`.
+template <class F>
+F translate_buffers(F f, Stream s) {
+  const DeviceIndex device = s.device().index();
+  f.visit_buffers([&](auto*& p, int64_t count) {
+    if (p == nullptr || count <= 0) return;
+    using P = std::remove_reference_t<decltype(p)>;
+    p = static_cast<P>(instance().translate(p, static_cast<size_t>(count) * sizeof(*p), device));
+  });
+  return f;
+}
+
 /// The emulated Launcher: translate, then enqueue the grid walk on the stream.
 struct EmulatedLauncher {
   static constexpr Arithmetic kArithmetic = Arithmetic::Gpu;
@@ -100,6 +117,21 @@ struct EmulatedLauncher {
   }
 
   static void copy_bytes(char* dst, const char* src, int64_t bytes, Stream s);
+
+  /// A thread functor (Note [Thread functors]): its threads are independent, so the host walk's
+  /// schedule cannot change a value.
+  template <class F>
+  static void threads(const F& f, const char* name, Stream s) {
+    if (f.threads() <= 0) return;
+    instance().enqueue(s, [host = translate_buffers(f, s)] { cpu::walk_threads(host); }, name);
+  }
+
+  /// A block functor: each block's folds, tree and apply as the CUDA kernel runs them.
+  template <class F>
+  static void blocks(const F& f, const char* name, Stream s) {
+    if (f.blocks() <= 0) return;
+    instance().enqueue(s, [host = translate_buffers(f, s)] { cpu::walk_blocks_of(host); }, name);
+  }
 
   template <class T, class Out, class Op>
   static void reduce(const kernels::ReducePlan& plan, char* const* data, const Op& op, Stream s) {
