@@ -5,7 +5,9 @@
 #include <string>
 #include <vector>
 
+#include "ctorch/cuda_trace.h"
 #include "device/device_test.h"
+#include "unit/json_lite.h"
 
 using namespace ctorch;
 using ctorch::testing::DeviceTest;
@@ -392,6 +394,15 @@ TEST_P(Consistency, TrainingKernelsForwardAndBackward) {
       {"batch_norm_train", [](const std::vector<Tensor>& t) {
          return batch_norm(t[0], t[2].narrow(0, 0, 3), t[2].narrow(0, 1, 3), Tensor(), Tensor(), true, 0.1, 1e-5);
        }},
+      {"batch_norm_float64", [](const std::vector<Tensor>& t) {
+         return batch_norm(t[0].to(kDouble), t[2].narrow(0, 0, 3).to(kDouble), Tensor(), Tensor(), Tensor(), true, 0.1,
+                           1e-5);
+       }},
+      {"layer_norm", [](const std::vector<Tensor>& t) {
+         return layer_norm(t[0], {9, 8}, t[1].reshape({-1}).narrow(0, 0, 72).view({9, 8}),
+                           t[1].reshape({-1}).narrow(0, 20, 72).view({9, 8}), 1e-5);
+       }},
+      {"layer_norm_float64_no_affine", [](const std::vector<Tensor>& t) { return layer_norm(t[0].to(kDouble), {8}); }},
   };
   const std::vector<Tensor> inputs = {x, w, b, wt};
   for (const auto& [name, op] : cases) {
@@ -417,4 +428,56 @@ TEST_P(Consistency, TrainingKernelsForwardAndBackward) {
   const Tensor g = randn({2, 3, 9, 8});
   compare(native_dropout_backward(g, mask.cpu(), 1 / 0.7), native_dropout_backward(g.to(device()), mask, 1 / 0.7).cpu(),
           "native_dropout_backward");
+}
+
+// Pooling and normalization are one device kernel each, forward and backward (Note [Thread
+// functors]): the tracer sees one kernel task per call, named as PyTorch's op.
+TEST_P(Consistency, PoolingAndNormalizationAreOneKernelEach) {
+  manual_seed(0);
+  const TensorOptions on = TensorOptions().device(device());
+  const Tensor x = randn({2, 3, 9, 8}, on).requires_grad_();
+  const Tensor w = randn({3}, on).requires_grad_(), b = randn({3}, on).requires_grad_();
+  const Tensor lw = randn({8}, on).requires_grad_(), lb = randn({8}, on).requires_grad_();
+  // The kernels run by `fn`, in order.
+  auto kernels_of = [&](const std::function<void()>& fn) {
+    cuda::synchronize(device().index());
+    cuda::trace::start();
+    fn();
+    cuda::synchronize(device().index());
+    cuda::trace::stop();
+    std::vector<std::string> names;
+    namespace json = ctorch::testing::json;
+    const json::Value root = json::parse(cuda::trace::json());
+    for (const json::Value& e : root["traceEvents"].array()) {
+      if (e["ph"].string() == "X" && e.has("cat") && e["cat"].string() == "kernel") names.push_back(e["name"].string());
+    }
+    return names;
+  };
+  using Names = std::vector<std::string>;
+  struct Case {
+    std::string name;
+    std::function<Tensor()> forward;
+    Names forward_kernels, backward_kernels;
+  };
+  const std::vector<Case> cases = {
+      {"max_pool2d", [&] { return max_pool2d(x, {3, 2}, {2, 1}, {1, 0}, {1}, true); }, {"max_pool2d_with_indices"},
+       {"max_pool2d_with_indices_backward"}},
+      {"avg_pool2d", [&] { return avg_pool2d(x, {3}, {2}, {1}, true, false); }, {"avg_pool2d"}, {"avg_pool2d_backward"}},
+      {"adaptive_avg_pool2d", [&] { return adaptive_avg_pool2d(x, {4, 3}); }, {"adaptive_avg_pool2d"},
+       {"adaptive_avg_pool2d_backward"}},
+      {"batch_norm", [&] { return batch_norm(x, w, b, Tensor(), Tensor(), true, 0.1, 1e-5); }, {"native_batch_norm"},
+       {"native_batch_norm_backward"}},
+      {"layer_norm", [&] { return layer_norm(x, {8}, lw, lb, 1e-5); }, {"native_layer_norm"},
+       {"native_layer_norm_backward", "native_layer_norm_backward"}},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.name);
+    Tensor y;
+    EXPECT_EQ(kernels_of([&] { y = c.forward(); }), c.forward_kernels);
+    const Tensor gy = ones_like(y);
+    std::vector<Tensor> inputs = {x};
+    if (c.name == "batch_norm") inputs = {x, w, b};
+    if (c.name == "layer_norm") inputs = {x, lw, lb};
+    EXPECT_EQ(kernels_of([&] { (void)autograd::grad({y}, inputs, {gy}); }), c.backward_kernels);
+  }
 }
