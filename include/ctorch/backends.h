@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 
 #include "ctorch/cuda.h"
@@ -70,23 +71,29 @@ struct CuFFTPlanCacheManager {
 inline constexpr CuFFTPlanCacheManager cufft_plan_cache{};
 }  // namespace backends::cuda
 
+// cuDNN is used by the real CUDA backend for conv2d (forward and both backward passes, float32/64/16);
+// emulated devices and the cpu never use it: there convolutions run im2col + GEMM (or oneDNN on the
+// cpu) and follow backends::cuda::matmul::allow_tf32. The flags are read at each convolution.
 namespace backends::cudnn {
-/// torch.backends.cudnn.allow_tf32 (default true). ctorch has no cuDNN: convolutions run through
-/// the GEMM path and follow backends::cuda::matmul::allow_tf32 instead.
+/// torch.backends.cudnn.allow_tf32 (default true): float32 convolutions through cuDNN may use TF32.
 bool allow_tf32();
 /// Sets cudnn.allow_tf32.
 void set_allow_tf32(bool allow);
-/// torch.backends.cudnn.is_available(): false, ctorch does not use cuDNN.
+/// torch.backends.cudnn.is_available(): true when the cuda devices are real (CUDA backend built, a GPU
+/// present, not emulated) and libcudnn loads.
 bool is_available();
-/// torch.backends.cudnn.enabled (default true; no effect without cuDNN).
+/// torch.backends.cudnn.version(): cudnnGetVersion() (e.g. 91900), or nullopt (None) when not available.
+std::optional<int64_t> version();
+/// torch.backends.cudnn.enabled (default true): false makes convolutions skip cuDNN (im2col + GEMM).
 bool enabled();
 /// Sets cudnn.enabled.
 void set_enabled(bool enabled);
-/// torch.backends.cudnn.benchmark (default false; no effect without cuDNN).
+/// torch.backends.cudnn.benchmark (default false): cuDNN tries the heuristic's algorithms in order
+/// until one's workspace can be allocated (no timing runs, unlike PyTorch's cudnnFind).
 bool benchmark();
 /// Sets cudnn.benchmark.
 void set_benchmark(bool benchmark);
-/// torch.backends.cudnn.deterministic (default false; no effect without cuDNN).
+/// torch.backends.cudnn.deterministic (default false): cuDNN picks deterministic algorithms only.
 bool deterministic();
 /// Sets cudnn.deterministic.
 void set_deterministic(bool deterministic);

@@ -1,6 +1,6 @@
 // The process-wide backend math flags (at::Context's allow_tf32_cublas, float32_matmul_precision,
 // allow_fp16_reduction_cublas, allow_tf32_cudnn and the cudnn switches). Atomics: launchers read
-// them on whichever thread issues an op.
+// them on whichever thread issues an op. backends::cudnn::is_available/version: src/cuda/cudnn.cpp.
 #include <algorithm>
 #include <atomic>
 #include <cctype>
@@ -71,7 +71,6 @@ void set_allow_bf16_reduced_precision_reduction(bool allow) { g_bf16_reduction =
 namespace backends::cudnn {
 bool allow_tf32() { return g_cudnn_tf32; }
 void set_allow_tf32(bool allow) { g_cudnn_tf32 = allow; }
-bool is_available() { return false; }
 bool enabled() { return g_cudnn_enabled; }
 void set_enabled(bool enabled) { g_cudnn_enabled = enabled; }
 bool benchmark() { return g_cudnn_benchmark; }
@@ -84,6 +83,10 @@ namespace impl {
 bool matmul_allow_tf32() { return backends::cuda::matmul::allow_tf32(); }
 bool matmul_allow_fp16_reduction() { return g_fp16_reduction; }
 bool matmul_allow_bf16_reduction() { return g_bf16_reduction; }
+bool cudnn_enabled() { return g_cudnn_enabled; }
+bool cudnn_allow_tf32() { return g_cudnn_tf32; }
+bool cudnn_benchmark() { return g_cudnn_benchmark; }
+bool cudnn_deterministic() { return g_cudnn_deterministic; }
 }  // namespace impl
 
 }  // namespace ctorch::api

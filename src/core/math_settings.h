@@ -10,4 +10,12 @@ bool matmul_allow_tf32();
 bool matmul_allow_fp16_reduction();
 /// backends::cuda::matmul::allow_bf16_reduced_precision_reduction().
 bool matmul_allow_bf16_reduction();
+/// backends::cudnn::enabled().
+bool cudnn_enabled();
+/// backends::cudnn::allow_tf32().
+bool cudnn_allow_tf32();
+/// backends::cudnn::benchmark().
+bool cudnn_benchmark();
+/// backends::cudnn::deterministic().
+bool cudnn_deterministic();
 }  // namespace ctorch::api::impl

@@ -5,8 +5,10 @@
 // - conv2d is one recorded op (GradFn::Conv2d, node ConvolutionBackward0): its gradient is one
 //   entry of the gradient table, which calls conv2d_backward.
 // - A device with its own convolution kernel (the KernelTable's optional conv2d slot) runs it:
-//   on the cpu oneDNN for float32 (backends/cpu/onednn_conv.cpp), forward and both backward
-//   passes. Everything else, and second derivatives, take the generic path.
+//   on the cpu oneDNN for float32 (backends/cpu/onednn_conv.cpp), on a real GPU cuDNN for
+//   float32/float64/float16 (backends/cuda/cudnn_conv.cpp, Note [cuDNN convolution]; compiled, never
+//   run), forward and both backward passes. Everything else (emulated devices, a case the kernel
+//   declines), and second derivatives, take the generic path.
 // - The generic path runs on every device with the device's own kernels: the zero-padded input's
 //   windows are an as_strided view [C, KH, KW, N, OH, OW] of it, copied into columns
 //   [C * KH * KW, N * OH * OW] (im2col), then one GEMM per group gives [OC, N * OH * OW]. On an

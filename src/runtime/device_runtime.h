@@ -226,6 +226,19 @@ class BlasHandles {
 /// The BlasHandles interface of `runtime`, or null when it has none.
 inline BlasHandles* blas_handles(DeviceRuntime& runtime) { return dynamic_cast<BlasHandles*>(&runtime); }
 
+/// Optional interface of runtimes whose kernels use a deep-learning library (real CUDA: cuDNN for
+/// conv2d), for torch.backends.cudnn.is_available() and version().
+class DnnLibrary {
+ public:
+  virtual ~DnnLibrary() = default;
+  /// The library's version (cudnnGetVersion(), e.g. 91900), loading it if needed; -1 when it cannot
+  /// be loaded. Must not throw.
+  virtual int64_t dnn_library_version() noexcept = 0;
+};
+
+/// The DnnLibrary interface of `runtime`, or null when it has none.
+inline DnnLibrary* dnn_library(DeviceRuntime& runtime) { return dynamic_cast<DnnLibrary*>(&runtime); }
+
 /// Bytes of an interprocess memory handle (sizeof(cudaIpcMemHandle_t)).
 inline constexpr size_t kIpcMemHandleSize = 64;
 /// The bytes of an interprocess memory handle, opaque outside the runtime that made them.

@@ -373,8 +373,14 @@ Tensor grads_of(const std::vector<Tensor>& inputs, const std::function<Tensor(co
 }  // namespace
 
 // The training kernels (issue 26: convolution, pooling, batch norm, dropout), forward and backward,
-// on the device against the cpu (oneDNN or the cpu kernels there; im2col + GEMM and the grid walk here).
+// on the device against the cpu (oneDNN or the cpu kernels there; im2col + GEMM and the grid walk on an
+// emulated device, cuDNN on a real one).
 TEST_P(Consistency, TrainingKernelsForwardAndBackward) {
+  struct CudnnTf32Off {  // cuDNN's default TF32 (a real GPU's convolutions) would miss 1e-5
+    bool was = backends::cudnn::allow_tf32();
+    CudnnTf32Off() { backends::cudnn::set_allow_tf32(false); }
+    ~CudnnTf32Off() { backends::cudnn::set_allow_tf32(was); }
+  } const tf32_off;
   manual_seed(0);
   const Tensor x = randn({2, 3, 9, 8});
   const Tensor w = randn({4, 3, 3, 3}), b = randn({4});

@@ -64,7 +64,7 @@ TEST(BackendSettingsFlags, DefaultsAreTorch113s) {
   EXPECT_TRUE(backends::cuda::matmul::allow_fp16_reduced_precision_reduction());
   EXPECT_TRUE(backends::cuda::matmul::allow_bf16_reduced_precision_reduction());
   EXPECT_TRUE(backends::cudnn::allow_tf32());
-  EXPECT_FALSE(backends::cudnn::is_available());
+  EXPECT_TRUE(backends::cudnn::enabled());
   EXPECT_FALSE(backends::cudnn::benchmark());
   EXPECT_FALSE(backends::cudnn::deterministic());
 }
@@ -137,6 +137,18 @@ TEST_P(BackendSettings, Tf32RoundingIsHalfAwayFromZero) {
   EXPECT_EQ(o[3], 3.0f);
 }
 
+// cuDNN serves real GPUs only: never the cpu or emulated devices (nor a build without CUDA).
+TEST_P(BackendSettings, CudnnIsAvailableOnlyOnRealDevices) {
+  if (!is_cuda()) GTEST_SKIP() << "a cuda API";
+  EXPECT_EQ(backends::cudnn::is_available(), backends::cudnn::version().has_value());
+  if (cuda::is_emulated()) {
+    EXPECT_FALSE(backends::cudnn::is_available());
+    EXPECT_FALSE(backends::cudnn::version().has_value());
+  } else if (backends::cudnn::is_available()) {
+    EXPECT_GE(*backends::cudnn::version(), 90000);  // libcudnn.so.9
+  }
+}
+
 TEST_P(BackendSettings, CufftPlanCacheChecksItsDeviceAndSize) {
   if (!is_cuda()) GTEST_SKIP() << "a cuda API";
   const int n = cuda::device_count();
@@ -167,5 +179,5 @@ TEST(BackendSettingsFlags, LibtorchGlobalContextSpellsTheSameSettings) {
   EXPECT_FALSE(at::globalContext().allowTF32CuBLAS());
   at::globalContext().setAllowTF32CuDNN(false);
   EXPECT_FALSE(backends::cudnn::allow_tf32());
-  EXPECT_FALSE(at::globalContext().hasCuDNN());
+  EXPECT_EQ(at::globalContext().hasCuDNN(), backends::cudnn::is_available());
 }

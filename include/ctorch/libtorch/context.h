@@ -62,8 +62,8 @@ class Context {
   bool deterministicCuDNN() const { return ctorch::backends::cudnn::deterministic(); }
   /// Sets cudnn.deterministic.
   void setDeterministicCuDNN(bool b) { ctorch::backends::cudnn::set_deterministic(b); }
-  /// False: ctorch has no cuDNN.
-  static bool hasCuDNN() { return false; }
+  /// backends::cudnn::is_available() (ATen's says whether it was built with cuDNN; ctorch loads it at run time).
+  static bool hasCuDNN() { return ctorch::backends::cudnn::is_available(); }
 };
 
 /// The process's context (stateless: the settings live in ctorch).

@@ -359,8 +359,8 @@ namespace torch::cuda {
 inline size_t device_count() { return static_cast<size_t>(::ctorch::cuda::device_count()); }
 /// True when a CUDA device (real or emulated) can be used.
 inline bool is_available() { return ::ctorch::cuda::is_available(); }
-/// False: ctorch does not use cuDNN.
-inline bool cudnn_is_available() { return false; }
+/// True when cuDNN runs the cuda devices' convolutions (backends::cudnn::is_available()).
+inline bool cudnn_is_available() { return ::ctorch::backends::cudnn::is_available(); }
 /// Seeds the current device's generator.
 inline void manual_seed(uint64_t seed) { ::ctorch::cuda::manual_seed(seed); }
 /// Seeds every device's generator.

@@ -3,6 +3,7 @@
 // runtime marks itself with impl::set_tasks_timed_by_events.
 #include "backends/cuda/kernels.h"
 
+#include "backends/cuda/cudnn_conv.h"
 #include "backends/cuda/jit.h"
 
 namespace ctorch::inline api::backends::cuda {
@@ -23,6 +24,7 @@ const ops::KernelTable& kernels() {
       .jit_compile = jit_compile,
       .jit = jit,
       .fft = fft,
+      .conv2d = cudnn_conv2d,
       .max_pool2d = max_pool2d,
       .avg_pool2d = avg_pool2d,
       .batch_norm = batch_norm,

@@ -1,4 +1,4 @@
-// CUDA libraries loaded on first use (cuBLAS, NVRTC), as ATen's LazyNVRTC does for NVRTC.
+// CUDA libraries loaded on first use (cuBLAS, cuFFT, NVRTC, cuDNN), as ATen's LazyNVRTC does for NVRTC.
 // Linking them made every process pay their static initialization at start (cuBLAS ~80 ms,
 // NVRTC ~20 ms, measured on the CI machine), GPU or not; now only the first GEMM or jiterator
 // compile on a real device does.

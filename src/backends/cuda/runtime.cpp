@@ -1,6 +1,7 @@
 // The real CUDA runtime: impl::DeviceRuntime, impl::PeerAccess, impl::NativeStreams and
 // impl::EventIpc over the CUDA runtime API, impl::VirtualMemory over the driver's (virtual_memory.h),
-// and impl::StreamOrderedMemory over the default memory pools (stream_ordered_memory.h).
+// impl::StreamOrderedMemory over the default memory pools (stream_ordered_memory.h), and
+// impl::DnnLibrary over cuDNN (cudnn_conv.h).
 //
 // Policy summary (spec §1.6, §1.8, §4.1, §4.3; PyTorch's c10/cuda):
 // - device_count(): cudaGetDeviceCount once per process; any error (no driver, no device, ...)
@@ -39,6 +40,7 @@
 #include <cuda_runtime_api.h>
 
 #include "backends/cuda/check.h"
+#include "backends/cuda/cudnn_conv.h"
 #include "backends/cuda/kernels.h"
 #include "backends/cuda/stream.h"
 #include "backends/cuda/virtual_memory.h"
@@ -177,6 +179,7 @@ class CudaRuntime final : public impl::DeviceRuntime,
                           public impl::NativeStreams,
                           public impl::EventIpc,
                           public impl::BlasHandles,
+                          public impl::DnnLibrary,
                           public impl::MemoryIpc,
                           public CudaVirtualMemory,
                           public CudaStreamOrderedMemory,
@@ -374,6 +377,9 @@ class CudaRuntime final : public impl::DeviceRuntime,
     check_index(index);
     return cuda::blas_handle(s);
   }
+
+  // cuDNN (cudnn_conv.cpp)
+  int64_t dnn_library_version() noexcept override { return cudnn_version(); }
 
   // interprocess memory
   std::pair<impl::IpcMemBytes, size_t> ipc_mem_handle(DeviceIndex index, const void* ptr) override {
