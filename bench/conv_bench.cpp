@@ -4,8 +4,8 @@
 // convolutions with ReLU, a linear layer, cross entropy, batch 64 of 1x28x28), dropout and max_pool2d forward
 // + backward, avg_pool2d 2x2 with adaptive_avg_pool2d to 3x3 forward + backward, BatchNorm2d
 // forward + backward in training, and one SGD step of PyTorch's MNIST example's Net (without its
-// dropouts). With CTORCH_EMULATED_CUDA=1 the conv net step also runs on an emulated GPU (ctorch
-// only). A table of time ratios (libtorch / ctorch; above 1 means ctorch is faster) closes the run.
+// dropouts). With CTORCH_EMULATED_CUDA=1 the conv net step, the pooling and batch norm cases and the
+// MNIST Net step also run on an emulated GPU (ctorch only). A table of time ratios (libtorch / ctorch; above 1 means ctorch is faster) closes the run.
 // Usage: ctorch_conv_bench [--benchmark_filter=...] [--benchmark_repetitions=N]
 #include <benchmark/benchmark.h>
 
@@ -76,19 +76,18 @@ void ct_convnet_step_on(benchmark::State& s, ctorch::Device device) {
     const Tensor h = conv2(conv1(x).relu()).relu().flatten(1);
     nn::functional::cross_entropy(fc(h), target).backward();
     opt.step();
+    if (device.is_cuda()) ctorch::cuda::synchronize();  // time the work, not the launches
   }
-  if (device.is_cuda()) ctorch::cuda::synchronize();
 }
 
-void ct_convnet_step(benchmark::State& s) { ct_convnet_step_on(s, ctorch::Device(ctorch::DeviceType::CPU)); }
-
-void ct_max_pool_forward_backward(benchmark::State& s) {
+void ct_max_pool_forward_backward(benchmark::State& s, ctorch::Device device) {
   using namespace ctorch;
   manual_seed(0);
-  const Tensor x = rand({64, 32, 26, 26}).requires_grad_();
+  const Tensor x = rand({64, 32, 26, 26}).to(device).requires_grad_();
   for (auto _ : s) {
     max_pool2d(x, {2}).sum().backward();
     x.mutable_grad() = Tensor();
+    if (device.is_cuda()) ctorch::cuda::synchronize();  // time the work, not the launches
   }
 }
 
@@ -104,43 +103,47 @@ void ct_dropout_forward_backward(benchmark::State& s) {
 }
 
 // avg_pool2d 2x2 and a global adaptive average, forward + backward, at the max-pool case's size.
-void ct_avg_pool_forward_backward(benchmark::State& s) {
+void ct_avg_pool_forward_backward(benchmark::State& s, ctorch::Device device) {
   using namespace ctorch;
   manual_seed(0);
-  const Tensor x = rand({64, 32, 26, 26}).requires_grad_();
+  const Tensor x = rand({64, 32, 26, 26}).to(device).requires_grad_();
   for (auto _ : s) {
     (avg_pool2d(x, {2}).sum() + adaptive_avg_pool2d(x, {3, 3}).sum()).backward();
     x.mutable_grad() = Tensor();
+    if (device.is_cuda()) ctorch::cuda::synchronize();  // time the work, not the launches
   }
 }
 
 // BatchNorm2d in training at a DCGAN generator's size: forward (batch statistics, running update)
 // and backward to the input, weight and bias.
-void ct_batch_norm_forward_backward(benchmark::State& s) {
+void ct_batch_norm_forward_backward(benchmark::State& s, ctorch::Device device) {
   using namespace ctorch;
   manual_seed(0);
   nn::BatchNorm2d bn(64);
-  const Tensor x = randn({64, 64, 14, 14}).requires_grad_();
+  bn.to(device);
+  const Tensor x = randn({64, 64, 14, 14}).to(device).requires_grad_();
   for (auto _ : s) {
     bn.forward(x).sum().backward();
     x.mutable_grad() = Tensor();
+    if (device.is_cuda()) ctorch::cuda::synchronize();  // time the work, not the launches
   }
 }
 
 // PyTorch's MNIST example's Net without its dropouts: conv 5x5, max_pool 2, relu, conv 5x5, max_pool 2,
 // relu, linear 320 -> 50, relu, linear 50 -> 10, log_softmax, nll_loss; SGD with momentum.
-void ct_mnist_net_step(benchmark::State& s) {
+void ct_mnist_net_step(benchmark::State& s, ctorch::Device device) {
   using namespace ctorch;
   manual_seed(0);
   nn::Conv2d conv1(1, 10, 5), conv2(10, 20, 5);
   nn::Linear fc1(320, 50), fc2(50, 10);
   std::vector<Tensor> params;
   for (auto* m : std::initializer_list<nn::Module*>{&conv1, &conv2, &fc1, &fc2}) {
+    m->to(device);
     for (const Tensor& p : m->parameters()) params.push_back(p);
   }
   optim::SGD opt(params, optim::SGDOptions(0.01).momentum(0.5));
-  const Tensor x = rand({64, 1, 28, 28});
-  const Tensor target = randint(0, 10, {64});
+  const Tensor x = rand({64, 1, 28, 28}).to(device);
+  const Tensor target = randint(0, 10, {64}).to(device);
   for (auto _ : s) {
     opt.zero_grad();
     Tensor h = max_pool2d(conv1(x), {2}).relu();
@@ -148,6 +151,7 @@ void ct_mnist_net_step(benchmark::State& s) {
     h = fc2(fc1(h).relu()).log_softmax(1);
     nn::functional::nll_loss(h, target).backward();
     opt.step();
+    if (device.is_cuda()) ctorch::cuda::synchronize();  // time the work, not the launches
   }
 }
 
@@ -278,18 +282,31 @@ int main(int argc, char** argv) {
     add(std::string("fwd_bwd_") + c.name, [c](benchmark::State& s) { ct_forward_backward(s, c); },
         CTORCH_LT_SHAPE_(lt_forward_backward, c));
   }
-  add("convnet_sgd_step", ct_convnet_step, CTORCH_LT_(lt_convnet_step));
-  add("max_pool2d_fwd_bwd_32x26", ct_max_pool_forward_backward, CTORCH_LT_(lt_max_pool_forward_backward));
-  add("avg_pool2d_fwd_bwd_32x26", ct_avg_pool_forward_backward, CTORCH_LT_(lt_avg_pool_forward_backward));
+  using DeviceBench = void (*)(benchmark::State&, ctorch::Device);
+  const auto on = [](DeviceBench f, ctorch::Device d) { return [f, d](benchmark::State& s) { f(s, d); }; };
+  const ctorch::Device cpu(ctorch::DeviceType::CPU);
+  add("convnet_sgd_step", on(ct_convnet_step_on, cpu), CTORCH_LT_(lt_convnet_step));
+  add("max_pool2d_fwd_bwd_32x26", on(ct_max_pool_forward_backward, cpu), CTORCH_LT_(lt_max_pool_forward_backward));
+  add("avg_pool2d_fwd_bwd_32x26", on(ct_avg_pool_forward_backward, cpu), CTORCH_LT_(lt_avg_pool_forward_backward));
   add("dropout_fwd_bwd_32x26", ct_dropout_forward_backward, CTORCH_LT_(lt_dropout_forward_backward));
-  add("batch_norm2d_fwd_bwd_64x14", ct_batch_norm_forward_backward, CTORCH_LT_(lt_batch_norm_forward_backward));
-  add("mnist_net_sgd_step", ct_mnist_net_step, CTORCH_LT_(lt_mnist_net_step));
-  if (ctorch::cuda::is_available()) {  // CTORCH_EMULATED_CUDA=1: the same step on an emulated GPU
-    const std::string name = "convnet_sgd_step_on_cuda0";
-    workloads.push_back(name);
-    benchmark::RegisterBenchmark(("ctorch/" + name).c_str(), [](benchmark::State& s) {
-      ct_convnet_step_on(s, ctorch::Device(ctorch::DeviceType::CUDA, 0));
-    })->Unit(benchmark::kMicrosecond)->UseRealTime();
+  add("batch_norm2d_fwd_bwd_64x14", on(ct_batch_norm_forward_backward, cpu),
+      CTORCH_LT_(lt_batch_norm_forward_backward));
+  add("mnist_net_sgd_step", on(ct_mnist_net_step, cpu), CTORCH_LT_(lt_mnist_net_step));
+  if (ctorch::cuda::is_available()) {  // CTORCH_EMULATED_CUDA=1: the same work on an emulated GPU
+    const ctorch::Device gpu(ctorch::DeviceType::CUDA, 0);
+    const std::pair<const char*, DeviceBench> on_gpu[] = {
+        {"convnet_sgd_step_on_cuda0", ct_convnet_step_on},
+        {"max_pool2d_fwd_bwd_32x26_on_cuda0", ct_max_pool_forward_backward},
+        {"avg_pool2d_fwd_bwd_32x26_on_cuda0", ct_avg_pool_forward_backward},
+        {"batch_norm2d_fwd_bwd_64x14_on_cuda0", ct_batch_norm_forward_backward},
+        {"mnist_net_sgd_step_on_cuda0", ct_mnist_net_step},
+    };
+    for (const auto& [name, f] : on_gpu) {
+      workloads.push_back(name);
+      benchmark::RegisterBenchmark((std::string("ctorch/") + name).c_str(), on(f, gpu))
+          ->Unit(benchmark::kMicrosecond)
+          ->UseRealTime();
+    }
   }
   benchmark::Initialize(&argc, argv);
   ctorch_bench::RatioReporter reporter;

@@ -1,23 +1,30 @@
 // PyTorch's 2-d pooling kernels (aten/src/ATen/native/cuda/DilatedMaxPool2d.cu, AveragePool2d.cu
-// and AdaptiveAveragePooling.cu, 1.13, NCHW), written once for every backend: thread i computes
-// element i (Note [Thread functors] in kernels/thread_functors.h).
+// and AdaptiveAveragePooling.cu, 1.13, NCHW), written once for every backend as thread functors
+// (Note [Thread functors] in kernels/thread_functors.h): a thread computes one row of a plane.
 //
 // Note [Pooling kernels]
-// - Forward: one thread per output element scans its window in order (rows, then columns),
-//   accumulating in opmath. Max: a later element wins only if greater, or NaN (the last NaN
-//   wins), from -inf with the window's first in-bounds position as the index, so values and
+// - Forward: for each output element of its row, a thread scans the window in order (rows, then
+//   columns), accumulating in opmath. Max: a later element wins only if greater, or NaN (the last
+//   NaN wins), from -inf with the window's first in-bounds position as the index, so values and
 //   indices are PyTorch's on both of its devices. Average: the sum divided by PyTorch's divide
 //   factor (divisor_override, or the window's extent clipped to the padded input with
 //   count_include_pad, else to the input); adaptive windows [floor(o * in / out),
 //   ceil((o + 1) * in / out)) divide by the rows, then by the columns.
-// - Backward: one thread per input element gathers, in output order, the outputs whose windows
-//   can hold it: max adds the gradients whose index is this element, average each gradient over
-//   its divide factor. No thread writes another's element (no atomics), so the result does not
-//   depend on the schedule, and each sum is taken in the order PyTorch's cpu kernel scatters it.
+// - Backward: for each input element of its row, a thread gathers, in output order, the outputs
+//   whose windows can hold it: max adds the gradients whose index is this element, average each
+//   gradient over its divide factor. No thread writes another's element (no atomics), so the
+//   result does not depend on the schedule, and each sum is taken in the order PyTorch's cpu
+//   kernel scatters it.
+// - A row per thread (PyTorch's CUDA kernels take an element per thread) keeps the index
+//   arithmetic out of the inner loops, which the host walkers pay for; the values are the same.
+//   Where opmath is the storage type (float, double) the backward scatters each output row's
+//   gradients into the thread's own input row in output order, which adds each element's terms in
+//   the gather's order; half and bfloat16 gather per element in float.
 #pragma once
 
 #include <cstdint>
 #include <limits>
+#include <type_traits>
 
 #include "ctorch/macros.h"
 #include "kernels/dispatch.h"
@@ -52,36 +59,39 @@ CTORCH_HD inline int64_t adaptive_end(int64_t o, int64_t out, int64_t in) { retu
 
 }  // namespace pool_detail
 
-/// max_pool2d forward: values and indices (positions in the input plane).
+/// max_pool2d forward, one output row per thread: values and indices (positions in the input plane).
 template <class T>
 struct MaxPoolForwardFn {
   PoolGeometry g;
   const T* in;
   T* out;
   int64_t* indices;
-  CTORCH_HD int64_t threads() const { return g.out_numel(); }
+  CTORCH_HD int64_t threads() const { return g.planes * g.oh; }
   CTORCH_HD void operator()(int64_t i) const {
     using A = opmath_t<T>;
-    const int64_t pw = i % g.ow, ph = i / g.ow % g.oh, p = i / (g.ow * g.oh);
-    int64_t hstart = ph * g.stride[0] - g.padding[0], wstart = pw * g.stride[1] - g.padding[1];
+    const int64_t ph = i % g.oh;
+    int64_t hstart = ph * g.stride[0] - g.padding[0];
     const int64_t hend = pool_detail::min64(hstart + (g.kernel[0] - 1) * g.dilation[0] + 1, g.h);
-    const int64_t wend = pool_detail::min64(wstart + (g.kernel[1] - 1) * g.dilation[1] + 1, g.w);
     while (hstart < 0) hstart += g.dilation[0];
-    while (wstart < 0) wstart += g.dilation[1];
-    A best = -std::numeric_limits<A>::infinity();
-    int64_t at = hstart * g.w + wstart;
-    const T* plane = in + p * g.h * g.w;
-    for (int64_t y = hstart; y < hend; y += g.dilation[0]) {
-      for (int64_t x = wstart; x < wend; x += g.dilation[1]) {
-        const A v = static_cast<A>(plane[y * g.w + x]);
-        if (v > best || v != v) {
-          best = v;
-          at = y * g.w + x;
+    const T* plane = in + i / g.oh * g.h * g.w;
+    for (int64_t pw = 0; pw < g.ow; ++pw) {
+      int64_t wstart = pw * g.stride[1] - g.padding[1];
+      const int64_t wend = pool_detail::min64(wstart + (g.kernel[1] - 1) * g.dilation[1] + 1, g.w);
+      while (wstart < 0) wstart += g.dilation[1];
+      A best = -std::numeric_limits<A>::infinity();
+      int64_t at = hstart * g.w + wstart;
+      for (int64_t y = hstart; y < hend; y += g.dilation[0]) {
+        for (int64_t x = wstart; x < wend; x += g.dilation[1]) {
+          const A v = static_cast<A>(plane[y * g.w + x]);
+          if (v > best || v != v) {
+            best = v;
+            at = y * g.w + x;
+          }
         }
       }
+      out[i * g.ow + pw] = static_cast<T>(best);
+      indices[i * g.ow + pw] = at;
     }
-    out[i] = static_cast<T>(best);
-    indices[i] = at;
   }
   template <class V>
   void visit_buffers(V&& v) {
@@ -91,30 +101,47 @@ struct MaxPoolForwardFn {
   }
 };
 
-/// max_pool2d backward: each input element's gradient, gathered from the outputs that chose it.
+/// max_pool2d backward, one input row per thread: each element's gradient, the sum of the outputs that
+/// chose it.
 template <class T>
 struct MaxPoolBackwardFn {
   PoolGeometry g;
   const T* grad_output;
   const int64_t* indices;
   T* grad_input;
-  CTORCH_HD int64_t threads() const { return g.in_numel(); }
+  CTORCH_HD int64_t threads() const { return g.planes * g.h; }
   CTORCH_HD void operator()(int64_t i) const {
     using A = opmath_t<T>;
-    const int64_t x = i % g.w, y = i / g.w % g.h, p = i / (g.w * g.h);
+    const int64_t y = i % g.h, base = i / g.h * g.oh * g.ow;
+    // The output rows whose windows can reach row y.
     const int64_t ph0 = pool_detail::first_window(y, g.padding[0], (g.kernel[0] - 1) * g.dilation[0] + 1, g.stride[0]);
     const int64_t ph1 = pool_detail::end_window(y, g.padding[0], g.stride[0], g.oh);
-    const int64_t pw0 = pool_detail::first_window(x, g.padding[1], (g.kernel[1] - 1) * g.dilation[1] + 1, g.stride[1]);
-    const int64_t pw1 = pool_detail::end_window(x, g.padding[1], g.stride[1], g.ow);
-    const int64_t self = y * g.w + x, base = p * g.oh * g.ow;
-    A sum = A(0);
-    for (int64_t ph = ph0; ph < ph1; ++ph) {
-      for (int64_t pw = pw0; pw < pw1; ++pw) {
-        const int64_t o = base + ph * g.ow + pw;
-        if (indices[o] == self) sum += static_cast<A>(grad_output[o]);
+    T* row = grad_input + i * g.w;
+    if constexpr (std::is_same_v<T, A>) {
+      // Accumulating in T: scatter those rows' gradients into this row, in output order (each element
+      // gets its sum in the order of the gather below).
+      for (int64_t x = 0; x < g.w; ++x) row[x] = T(0);
+      for (int64_t ph = ph0; ph < ph1; ++ph) {
+        for (int64_t pw = 0; pw < g.ow; ++pw) {
+          const int64_t o = base + ph * g.ow + pw, at = indices[o] - y * g.w;
+          if (at >= 0 && at < g.w) row[at] += grad_output[o];
+        }
+      }
+    } else {
+      for (int64_t x = 0; x < g.w; ++x) {
+        const int64_t pw0 =
+            pool_detail::first_window(x, g.padding[1], (g.kernel[1] - 1) * g.dilation[1] + 1, g.stride[1]);
+        const int64_t pw1 = pool_detail::end_window(x, g.padding[1], g.stride[1], g.ow);
+        A sum = A(0);
+        for (int64_t ph = ph0; ph < ph1; ++ph) {
+          for (int64_t pw = pw0; pw < pw1; ++pw) {
+            const int64_t o = base + ph * g.ow + pw;
+            if (indices[o] == y * g.w + x) sum += static_cast<A>(grad_output[o]);
+          }
+        }
+        row[x] = static_cast<T>(sum);
       }
     }
-    grad_input[i] = static_cast<T>(sum);
   }
   template <class V>
   void visit_buffers(V&& v) {
@@ -155,27 +182,27 @@ CTORCH_HD inline AvgWindow avg_window(const PoolGeometry& g, const AvgPoolMode& 
 
 }  // namespace pool_detail
 
-/// avg_pool2d / adaptive_avg_pool2d forward.
+/// avg_pool2d / adaptive_avg_pool2d forward, one output row per thread.
 template <class T>
 struct AvgPoolForwardFn {
   PoolGeometry g;
   AvgPoolMode m;
   const T* in;
   T* out;
-  CTORCH_HD int64_t threads() const { return g.out_numel(); }
+  CTORCH_HD int64_t threads() const { return g.planes * g.oh; }
   CTORCH_HD void operator()(int64_t i) const {
     using A = opmath_t<T>;
-    const int64_t pw = i % g.ow, ph = i / g.ow % g.oh, p = i / (g.ow * g.oh);
-    const pool_detail::AvgWindow win = pool_detail::avg_window(g, m, ph, pw);
-    const T* plane = in + p * g.h * g.w;
-    A sum = A(0);
-    for (int64_t y = win.h0; y < win.h1; ++y) {
-      for (int64_t x = win.w0; x < win.w1; ++x) sum += static_cast<A>(plane[y * g.w + x]);
-    }
-    if (m.adaptive) {
-      out[i] = static_cast<T>(sum / static_cast<A>(win.h1 - win.h0) / static_cast<A>(win.w1 - win.w0));
-    } else {
-      out[i] = static_cast<T>(sum / static_cast<A>(win.divide));
+    const int64_t ph = i % g.oh;
+    const T* plane = in + i / g.oh * g.h * g.w;
+    for (int64_t pw = 0; pw < g.ow; ++pw) {
+      const pool_detail::AvgWindow win = pool_detail::avg_window(g, m, ph, pw);
+      A sum = A(0);
+      for (int64_t y = win.h0; y < win.h1; ++y) {
+        for (int64_t x = win.w0; x < win.w1; ++x) sum += static_cast<A>(plane[y * g.w + x]);
+      }
+      out[i * g.ow + pw] = static_cast<T>(
+          m.adaptive ? sum / static_cast<A>(win.h1 - win.h0) / static_cast<A>(win.w1 - win.w0)
+                     : sum / static_cast<A>(win.divide));
     }
   }
   template <class V>
@@ -185,39 +212,58 @@ struct AvgPoolForwardFn {
   }
 };
 
-/// avg_pool2d / adaptive_avg_pool2d backward: each input element gathers the outputs whose windows hold it.
+/// avg_pool2d / adaptive_avg_pool2d backward, one input row per thread: each element gets the gradients of
+/// the outputs whose windows hold it, each over its divide factor.
 template <class T>
 struct AvgPoolBackwardFn {
   PoolGeometry g;
   AvgPoolMode m;
   const T* grad_output;
   T* grad_input;
-  CTORCH_HD int64_t threads() const { return g.in_numel(); }
+  CTORCH_HD int64_t threads() const { return g.planes * g.h; }
   CTORCH_HD void operator()(int64_t i) const {
     using A = opmath_t<T>;
-    const int64_t x = i % g.w, y = i / g.w % g.h, p = i / (g.w * g.h);
-    int64_t ph0, ph1, pw0, pw1;
-    if (m.adaptive) {  // the outputs whose windows hold y: [floor(y * oh / h), ceil((y + 1) * oh / h))
-      ph0 = pool_detail::adaptive_start(y, g.h, g.oh), ph1 = pool_detail::adaptive_end(y, g.h, g.oh);
-      pw0 = pool_detail::adaptive_start(x, g.w, g.ow), pw1 = pool_detail::adaptive_end(x, g.w, g.ow);
+    const int64_t y = i % g.h;
+    const T* plane = grad_output + i / g.h * g.oh * g.ow;
+    T* row = grad_input + i * g.w;
+    // The output rows whose windows can hold row y (adaptive: [floor(y * oh / h), ceil((y + 1) * oh / h))).
+    const int64_t ph0 = m.adaptive ? pool_detail::adaptive_start(y, g.h, g.oh)
+                                   : pool_detail::first_window(y, g.padding[0], g.kernel[0], g.stride[0]);
+    const int64_t ph1 = m.adaptive ? pool_detail::adaptive_end(y, g.h, g.oh)
+                                   : pool_detail::end_window(y, g.padding[0], g.stride[0], g.oh);
+    auto share = [&](int64_t ph, int64_t pw, const pool_detail::AvgWindow& win) {
+      const A grad = static_cast<A>(plane[ph * g.ow + pw]);
+      return m.adaptive ? grad / static_cast<A>(win.h1 - win.h0) / static_cast<A>(win.w1 - win.w0)
+                        : grad / static_cast<A>(win.divide);
+    };
+    if constexpr (std::is_same_v<T, A>) {
+      // Accumulating in T: scatter each window's share over its columns of this row, in output order (each
+      // element gets its sum in the order of the gather below).
+      for (int64_t x = 0; x < g.w; ++x) row[x] = T(0);
+      for (int64_t ph = ph0; ph < ph1; ++ph) {
+        for (int64_t pw = 0; pw < g.ow; ++pw) {
+          const pool_detail::AvgWindow win = pool_detail::avg_window(g, m, ph, pw);
+          if (y < win.h0 || y >= win.h1) continue;
+          const A v = share(ph, pw, win);
+          for (int64_t x = win.w0; x < win.w1; ++x) row[x] += v;
+        }
+      }
     } else {
-      ph0 = pool_detail::first_window(y, g.padding[0], g.kernel[0], g.stride[0]);
-      ph1 = pool_detail::end_window(y, g.padding[0], g.stride[0], g.oh);
-      pw0 = pool_detail::first_window(x, g.padding[1], g.kernel[1], g.stride[1]);
-      pw1 = pool_detail::end_window(x, g.padding[1], g.stride[1], g.ow);
-    }
-    const T* plane = grad_output + p * g.oh * g.ow;
-    A sum = A(0);
-    for (int64_t ph = ph0; ph < ph1; ++ph) {
-      for (int64_t pw = pw0; pw < pw1; ++pw) {
-        const pool_detail::AvgWindow win = pool_detail::avg_window(g, m, ph, pw);
-        if (y < win.h0 || y >= win.h1 || x < win.w0 || x >= win.w1) continue;
-        const A grad = static_cast<A>(plane[ph * g.ow + pw]);
-        sum += m.adaptive ? grad / static_cast<A>(win.h1 - win.h0) / static_cast<A>(win.w1 - win.w0)
-                          : grad / static_cast<A>(win.divide);
+      for (int64_t x = 0; x < g.w; ++x) {
+        const int64_t pw0 = m.adaptive ? pool_detail::adaptive_start(x, g.w, g.ow)
+                                       : pool_detail::first_window(x, g.padding[1], g.kernel[1], g.stride[1]);
+        const int64_t pw1 = m.adaptive ? pool_detail::adaptive_end(x, g.w, g.ow)
+                                       : pool_detail::end_window(x, g.padding[1], g.stride[1], g.ow);
+        A sum = A(0);
+        for (int64_t ph = ph0; ph < ph1; ++ph) {
+          for (int64_t pw = pw0; pw < pw1; ++pw) {
+            const pool_detail::AvgWindow win = pool_detail::avg_window(g, m, ph, pw);
+            if (y >= win.h0 && y < win.h1 && x >= win.w0 && x < win.w1) sum += share(ph, pw, win);
+          }
+        }
+        row[x] = static_cast<T>(sum);
       }
     }
-    grad_input[i] = static_cast<T>(sum);
   }
   template <class V>
   void visit_buffers(V&& v) {
