@@ -18,7 +18,7 @@
 //   jit_compile(spec, device), jit(kernel, plan, data, extra, nextra, stream)   the two jiterator slots
 //   fft(plan, in, out, stream)                   the whole FFT slot (backends/<backend>/fft.cpp)
 //   threads(f, name, stream), blocks(f, name, stream)   a thread or block functor (Note [Thread
-//                                                functors]): pooling and normalization
+//                                                functors]): pooling, normalization, conv columns
 //
 // Note [cpu and gpu arithmetic]
 // Where PyTorch's cpu and CUDA kernels round differently, the table follows the launcher's device:
@@ -36,6 +36,7 @@
 #include <limits>
 #include <type_traits>
 
+#include "kernels/conv_functors.h"
 #include "kernels/convert.h"
 #include "kernels/dispatch.h"
 #include "kernels/functors.h"
@@ -381,6 +382,23 @@ struct KernelTableOf {
     });
   }
 
+  /// The generic convolution's im2col or col2im (kernels/conv_functors.h), floating dtypes.
+  static bool conv_columns(const ops::ColumnsKernelArgs& a, Stream s) {
+    kernels::ColumnsGeometry g;
+    g.n = a.n, g.c = a.c, g.h = a.h, g.w = a.w, g.kh = a.kh, g.kw = a.kw, g.oh = a.oh, g.ow = a.ow;
+    for (int i = 0; i < 2; ++i) {
+      g.stride[i] = a.params.stride[i], g.padding[i] = a.params.padding[i], g.dilation[i] = a.params.dilation[i];
+    }
+    return floating(a.dtype, [&](auto tag) {
+      using T = typename decltype(tag)::type;
+      if (a.col2im) {
+        L::threads(kernels::Col2ImFn<T>{g, static_cast<const T*>(a.src), static_cast<T*>(a.dst)}, "col2im", s);
+      } else {
+        L::threads(kernels::Im2ColFn<T>{g, static_cast<const T*>(a.src), static_cast<T*>(a.dst)}, "im2col", s);
+      }
+    });
+  }
+
   /// Max pooling, forward or backward (Note [Pooling kernels]): float, double, half and bfloat16.
   static bool max_pool2d(const ops::MaxPoolKernelArgs& a, Stream s) {
     const kernels::PoolGeometry g = geometry(a.planes, a.h, a.w, a.oh, a.ow, a.kernel, a.stride, a.padding,
@@ -659,6 +677,7 @@ const ops::KernelTable& make_kernel_table() {
       .jit_compile = L::jit_compile,
       .jit = L::jit,
       .fft = L::fft,
+      .conv_columns = K::conv_columns,
       .max_pool2d = K::max_pool2d,
       .avg_pool2d = K::avg_pool2d,
       .batch_norm = K::batch_norm,

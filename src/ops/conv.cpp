@@ -9,15 +9,17 @@
 //   float32/float64/float16 (backends/cuda/cudnn_conv.cpp, Note [cuDNN convolution]; compiled, never
 //   run), forward and both backward passes. Everything else (emulated devices, a case the kernel
 //   declines), and second derivatives, take the generic path.
-// - The generic path runs on every device with the device's own kernels: the zero-padded input's
-//   windows are an as_strided view [C, KH, KW, N, OH, OW] of it, copied into columns
-//   [C * KH * KW, N * OH * OW] (im2col), then one GEMM per group gives [OC, N * OH * OW]. On an
-//   emulated device that is the CUDA grid walk of a copy kernel and the device GEMM; on the cpu
-//   OpenBLAS.
+// - The generic path runs on every device with the device's own kernels: the input's windows are
+//   copied into columns [C * KH * KW, N * OH * OW] (im2col), then one GEMM per group gives
+//   [OC, N * OH * OW]. im2col is one kernel (the KernelTable's conv_columns slot: the thread functor
+//   of kernels/conv_functors.h, which reads zeros for the padding; the CUDA grid walk of it on an
+//   emulated device), the GEMM the device's (OpenBLAS on the cpu and, standing in for cuBLAS, on an
+//   emulated device).
 // - Backward: grad_weight = grad @ columns^T and grad_columns = weight^T @ grad (GEMMs);
-//   grad_input folds the columns back (col2im) with one strided add per kernel offset
-//   (KH * KW adds, each over distinct addresses). Under create_graph the fold is an index_add
-//   and the padding a cat, so second derivatives flow through ordinary recorded ops.
+//   grad_input folds the columns back (col2im: one kernel, each input element the sum of the column
+//   entries that read it). Under create_graph the columns are an as_strided view of a padded copy
+//   (a cat), the fold an index_add, so second derivatives flow through ordinary recorded ops; so
+//   does a backend without the slot, with one strided add per kernel offset for the fold.
 // - conv_transpose2d (GradFn::ConvTranspose2d, node ConvolutionBackward0 as in PyTorch) is conv2d's
 //   input gradient: its forward is conv2d_backward's data pass (the device's own kernel where there
 //   is one), its input gradient a conv2d of the gradient, its weight gradient conv2d's weight pass
@@ -131,6 +133,33 @@ Tensor im2col(const Tensor& xp, const ConvShape& s, const ConvParams& p) {
       .reshape({s.c * s.kh * s.kw, s.n * s.oh * s.ow});
 }
 
+// The device's column kernel (Note [Convolution]): `src` into a new tensor of `dst_sizes`, or undefined when
+// there is none (or grad mode records: the compositions below are differentiable).
+Tensor columns_kernel(bool col2im, const Tensor& src, IntArrayRef dst_sizes, const ConvShape& s, const ConvParams& p) {
+  const ops::KernelTable& k = ops::kernels_for(src.device());
+  if (k.conv_columns == nullptr || GradMode::is_enabled() || !is_floating_point(src.dtype())) return Tensor();
+  const Tensor sc = src.contiguous();
+  Tensor dst = empty(dst_sizes, src.options());
+  ops::ColumnsKernelArgs a;
+  a.col2im = col2im;
+  a.dtype = src.dtype();
+  a.n = s.n, a.c = s.c, a.h = s.h, a.w = s.w, a.kh = s.kh, a.kw = s.kw, a.oh = s.oh, a.ow = s.ow;
+  a.params = p;
+  a.src = sc.data_ptr();
+  a.dst = dst.data_ptr();
+  return k.conv_columns(a, ops::stream_for(src.device())) ? dst : Tensor();
+}
+
+// im2col of the unpadded input `x` [N, C, H, W]: one kernel, or the strided view of its padded copy.
+Tensor input_columns(const Tensor& x, const ConvShape& s, const ConvParams& p) {
+  if (s.n * s.c > 0) {
+    if (Tensor cols = columns_kernel(false, x, {s.c * s.kh * s.kw, s.n * s.oh * s.ow}, s, p); cols.defined()) {
+      return cols;
+    }
+  }
+  return im2col(padded(x, p), s, p);
+}
+
 // col2im: columns [C * KH * KW, N * OH * OW] added back into a zero padded input [N, C, Hp, Wp].
 Tensor col2im(const Tensor& cols, const ConvShape& s, const ConvParams& p) {
   const int64_t hp = s.padded_h(p), wp = s.padded_w(p);
@@ -202,7 +231,7 @@ Tensor conv2d_forward(const Tensor& x, const Tensor& weight, const Tensor& bias,
     a.output = out.data_ptr();
     if (k->conv2d(a, ops::stream_for(x.device()))) return out;
   }
-  const Tensor cols = im2col(padded(x, p), s, p);
+  const Tensor cols = input_columns(x, s, p);
   const Tensor out2d = grouped_mm(weight.reshape({s.oc, -1}), false, cols, false, p.groups);  // [OC, N * L]
   Tensor out = out2d.view({s.oc, s.n, s.oh, s.ow}).permute({1, 0, 2, 3}).contiguous();
   if (bias.defined()) out.add_(bias.view({1, s.oc, 1, 1}));
@@ -327,13 +356,15 @@ std::tuple<Tensor, Tensor, Tensor> conv2d_backward(const Tensor& grad, const Ten
                                             : Tensor();  // [OC, N * L]
   if (wanted[0]) {
     const Tensor cols = grouped_mm(weight.reshape({s.oc, -1}), true, g2d, false, p.groups);  // [C * KK, N * L]
-    grad_input = unpadded(col2im(cols, s, p), s, p);
+    grad_input = s.n * s.c > 0 ? columns_kernel(true, cols, {s.n, s.c, s.h, s.w}, s, p) : Tensor();
+    if (!grad_input.defined()) grad_input = unpadded(col2im(cols, s, p), s, p);
   }
   if (wanted[1]) {
-    const Tensor cols = im2col(padded(input, p), s, p);
+    const Tensor cols = input_columns(input, s, p);
     grad_weight = grouped_mm(g2d, false, cols, true, p.groups).view(weight_sizes);
   }
-  if (wanted[2]) grad_bias = grad.sum({0, 2, 3});
+  // The bias's gradient: over the rows of [OC, N * L] when they exist (a contiguous reduction).
+  if (wanted[2]) grad_bias = g2d.defined() ? g2d.sum({1}) : grad.sum({0, 2, 3});
   return {grad_input, grad_weight, grad_bias};
 }
 

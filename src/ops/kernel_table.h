@@ -60,6 +60,17 @@ struct ConvKernelArgs {
   void* grad_bias = nullptr;          ///< BackwardWeights (may be null)
 };
 
+/// One column kernel of the generic convolution (Note [Convolution]): contiguous input [N, C, H, W]
+/// and columns [C * KH * KW, N * OH * OW].
+struct ColumnsKernelArgs {
+  bool col2im = false;  ///< false: im2col (input -> columns); true: col2im (columns -> input gradient)
+  ScalarType dtype = kFloat;
+  int64_t n = 0, c = 0, h = 0, w = 0, kh = 0, kw = 0, oh = 0, ow = 0;
+  ConvParams params;
+  const void* src = nullptr;  ///< the input (im2col) or the columns (col2im)
+  void* dst = nullptr;        ///< the columns (im2col) or the input gradient (col2im), written whole
+};
+
 /// Which computation of a batch normalization a backend kernel runs.
 enum class BatchNormPass : int8_t { ForwardTraining, ForwardInference, Backward };
 
@@ -212,6 +223,9 @@ struct KernelTable {
   /// Optional: the backend's own 2-d convolution (cpu: oneDNN). Returns false for a case it does not
   /// cover; null, or false, runs the op layer's im2col + GEMM (Note [Convolution] in ops/conv.cpp).
   bool (*conv2d)(const ConvKernelArgs& args, Stream stream) = nullptr;
+  /// Optional: the generic convolution's im2col or col2im as one kernel; returns false for a case it does
+  /// not cover (null or false: strided copies and adds, Note [Convolution]).
+  bool (*conv_columns)(const ColumnsKernelArgs& args, Stream stream) = nullptr;
   /// Optional: the backend's own max pooling, forward (values and indices) or backward; returns false
   /// for a case it does not cover (null or false: the op layer's window view, Note [Max pooling]).
   bool (*max_pool2d)(const MaxPoolKernelArgs& args, Stream stream) = nullptr;

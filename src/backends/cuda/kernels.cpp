@@ -25,6 +25,7 @@ const ops::KernelTable& kernels() {
       .jit = jit,
       .fft = fft,
       .conv2d = cudnn_conv2d,
+      .conv_columns = conv_columns,
       .max_pool2d = max_pool2d,
       .avg_pool2d = avg_pool2d,
       .batch_norm = batch_norm,

@@ -43,6 +43,8 @@ void index_gather(ScalarType dtype, const kernels::IndexPlan& plan, char* const*
 void index_scatter(ScalarType dtype, bool accumulate, const Scalar& alpha, const kernels::IndexPlan& plan,
                    char* const* data, Stream stream);
 
+/// pool_norm.cu: KernelTable::conv_columns (im2col / col2im of the generic convolution).
+bool conv_columns(const ops::ColumnsKernelArgs& args, Stream stream);
 /// pool_norm.cu: KernelTable::max_pool2d (Note [Pooling kernels]).
 bool max_pool2d(const ops::MaxPoolKernelArgs& args, Stream stream);
 /// pool_norm.cu: KernelTable::avg_pool2d.

@@ -1,4 +1,4 @@
-// KernelTable::max_pool2d, ::avg_pool2d, ::batch_norm and ::layer_norm on CUDA: the shared table's
+// KernelTable::conv_columns, ::max_pool2d, ::avg_pool2d, ::batch_norm and ::layer_norm on CUDA: the shared table's
 // slots (backends/kernel_table.h) over CudaLauncher, whose thread and block functor kernels
 // (Note [Thread functors] in kernels/thread_functors.h) are defined here. Compiled by the CUDA build;
 // no GPU has run them (the emulated devices walk the same functors on the host).
@@ -65,6 +65,7 @@ void CudaLauncher::blocks(const F& f, const char*, Stream s) {
   CTORCH_CUDA_CHECK(cudaGetLastError());
 }
 
+bool conv_columns(const ops::ColumnsKernelArgs& args, Stream stream) { return CudaTable::conv_columns(args, stream); }
 bool max_pool2d(const ops::MaxPoolKernelArgs& args, Stream stream) { return CudaTable::max_pool2d(args, stream); }
 bool avg_pool2d(const ops::AvgPoolKernelArgs& args, Stream stream) { return CudaTable::avg_pool2d(args, stream); }
 bool batch_norm(const ops::BatchNormKernelArgs& args, Stream stream) { return CudaTable::batch_norm(args, stream); }
