@@ -118,21 +118,21 @@ struct Col2ImFn {
           }
         }
       }
-      return;
-    }
-    for (int64_t y = 0; y < g.h; ++y) {
-      for (int64_t x = 0; x < g.w; ++x) {
-        A sum = A(0);
-        for (int64_t i = 0; i < g.kh; ++i) {
-          const int64_t oy = source_row(y, i);
-          if (oy < 0) continue;
-          for (int64_t j = 0; j < g.kw; ++j) {
-            const int64_t xs = x + g.padding[1] - j * g.dilation[1];
-            if (xs < 0 || xs % g.stride[1] != 0 || xs / g.stride[1] >= g.ow) continue;
-            sum += static_cast<A>(source(i, j, oy)[xs / g.stride[1]]);
+    } else {
+      for (int64_t y = 0; y < g.h; ++y) {
+        for (int64_t x = 0; x < g.w; ++x) {
+          A sum = A(0);
+          for (int64_t i = 0; i < g.kh; ++i) {
+            const int64_t oy = source_row(y, i);
+            if (oy < 0) continue;
+            for (int64_t j = 0; j < g.kw; ++j) {
+              const int64_t xs = x + g.padding[1] - j * g.dilation[1];
+              if (xs < 0 || xs % g.stride[1] != 0 || xs / g.stride[1] >= g.ow) continue;
+              sum += static_cast<A>(source(i, j, oy)[xs / g.stride[1]]);
+            }
           }
+          plane[y * g.w + x] = static_cast<T>(sum);
         }
-        plane[y * g.w + x] = static_cast<T>(sum);
       }
     }
   }
