@@ -313,6 +313,14 @@ void bind_nvtx_graphs_jit(py::module_& m) {
   m.def("set_matmul_allow_tf32", &backends::cuda::matmul::set_allow_tf32);
   m.def("cudnn_allow_tf32", &backends::cudnn::allow_tf32);
   m.def("set_cudnn_allow_tf32", &backends::cudnn::set_allow_tf32);
+  m.def("cudnn_enabled", &backends::cudnn::enabled);
+  m.def("set_cudnn_enabled", &backends::cudnn::set_enabled);
+  m.def("cudnn_benchmark", &backends::cudnn::benchmark);
+  m.def("set_cudnn_benchmark", &backends::cudnn::set_benchmark);
+  m.def("cudnn_deterministic", &backends::cudnn::deterministic);
+  m.def("set_cudnn_deterministic", &backends::cudnn::set_deterministic);
+  m.def("cudnn_is_available", &backends::cudnn::is_available);
+  m.def("cudnn_version", &backends::cudnn::version);
   m.def("get_float32_matmul_precision", &get_float32_matmul_precision);
   m.def("set_float32_matmul_precision", &set_float32_matmul_precision);
 }

@@ -194,6 +194,21 @@ def test_comm_and_nvtx():
         torch.cuda.nvtx.mark("inside")
 
 
+def test_backends_cudnn_switches_reach_the_library():
+    # python3-torch 1.13.1 (CPU): is_available() False, version() None, enabled True, benchmark False,
+    # deterministic False, allow_tf32 True; emulated devices have no cuDNN either.
+    cudnn = torch.backends.cudnn
+    assert cudnn.is_available() is False and cudnn.version() is None
+    assert (cudnn.enabled, cudnn.benchmark, cudnn.deterministic, cudnn.allow_tf32) == (True, False, False, True)
+    try:
+        cudnn.deterministic, cudnn.benchmark, cudnn.enabled = True, True, False
+        assert torch._C._cuda.cudnn_deterministic() is True  # the C++ switch, which the conv kernels read
+        assert torch._C._cuda.cudnn_benchmark() is True and torch._C._cuda.cudnn_enabled() is False
+        assert (cudnn.deterministic, cudnn.benchmark, cudnn.enabled) == (True, True, False)
+    finally:
+        cudnn.deterministic, cudnn.benchmark, cudnn.enabled = False, False, True
+
+
 def test_backends_matmul_allow_tf32():
     old = torch.backends.cuda.matmul.allow_tf32
     torch.backends.cuda.matmul.allow_tf32 = True
