@@ -7,38 +7,18 @@ import types
 from .. import _C
 
 
+def _switch(name):
+    """A module attribute over the C++ switch `name` (getter _C._cuda.cudnn_<name>, setter set_cudnn_<name>)."""
+    getter = getattr(_C._cuda, "cudnn_" + name)
+    setter = getattr(_C._cuda, "set_cudnn_" + name)
+    return property(lambda self: getter(), lambda self, value: setter(bool(value)))
+
+
 class _CudnnModule(types.ModuleType):
-    @property
-    def allow_tf32(self):
-        return _C._cuda.cudnn_allow_tf32()
-
-    @allow_tf32.setter
-    def allow_tf32(self, value):
-        _C._cuda.set_cudnn_allow_tf32(bool(value))
-
-    @property
-    def enabled(self):
-        return _C._cuda.cudnn_enabled()
-
-    @enabled.setter
-    def enabled(self, value):
-        _C._cuda.set_cudnn_enabled(bool(value))
-
-    @property
-    def benchmark(self):
-        return _C._cuda.cudnn_benchmark()
-
-    @benchmark.setter
-    def benchmark(self, value):
-        _C._cuda.set_cudnn_benchmark(bool(value))
-
-    @property
-    def deterministic(self):
-        return _C._cuda.cudnn_deterministic()
-
-    @deterministic.setter
-    def deterministic(self, value):
-        _C._cuda.set_cudnn_deterministic(bool(value))
+    allow_tf32 = _switch("allow_tf32")
+    enabled = _switch("enabled")
+    benchmark = _switch("benchmark")
+    deterministic = _switch("deterministic")
 
 
 def is_available():

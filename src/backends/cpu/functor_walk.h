@@ -16,6 +16,14 @@
 
 namespace ctorch::inline api::backends::cpu {
 
+/// The block tree of Note [Reduction grid] over shared[0, block), step by step as the GPU runs it.
+template <class Acc, class Combine>
+void block_tree(Acc* shared, uint32_t block, const Combine& combine) {
+  for (uint32_t s = block / 2; s > 0; s /= 2) {
+    for (uint32_t t = 0; t < s; ++t) kernels::block_tree_step(shared, t, s, combine);
+  }
+}
+
 /// Runs f(i) for every thread i of a thread functor, chunks over the intra-op pool.
 template <class F>
 void walk_threads(const F& f) {
@@ -42,11 +50,7 @@ void walk_blocks_of(const F& f) {
         const int64_t live = std::min(threads, extent - base);
         for (int64_t t = 0; t < live; ++t) shared[t] = f.fold(shared[t], b, base + t);
       }
-      for (uint32_t s = threads / 2; s > 0; s /= 2) {
-        for (uint32_t t = 0; t < s; ++t) {
-          kernels::block_tree_step(shared, t, s, [&](const Acc& x, const Acc& y) { return f.combine(x, y); });
-        }
-      }
+      block_tree(shared, threads, [&](const Acc& x, const Acc& y) { return f.combine(x, y); });
       const auto post = f.finish(b, shared[0], true);
       for (int64_t e = 0; e < apply_extent; ++e) f.apply(b, e, post);
     }

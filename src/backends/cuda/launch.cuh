@@ -20,6 +20,7 @@
 #include "kernels/elementwise_loop.h"
 #include "kernels/index_plan.h"
 #include "kernels/launch_config.h"
+#include "kernels/reduce_grid.h"
 
 namespace ctorch::inline api::backends::cuda {
 
@@ -44,6 +45,22 @@ __global__ void elementwise_kernel(const __grid_constant__ kernels::ElementwiseP
   for (uint32_t i = cfg.first(blockIdx.x, threadIdx.x); i < cfg.n; i += stride) {
     kernels::elementwise_element<Out, In...>(plan, data.ptr, begin + i, contiguous, f);
   }
+}
+
+/// Shared-memory block tree of Note [Reduction grid] (blockDim.x a power of two): every thread passes its
+/// value and gets the block's result.
+template <class A, class Combine>
+__device__ A block_tree(A v, A* shared, const Combine& combine) {
+  const unsigned t = threadIdx.x;
+  shared[t] = v;
+  __syncthreads();
+  for (unsigned s = blockDim.x / 2; s > 0; s /= 2) {
+    kernels::block_tree_step(shared, t, s, combine);
+    __syncthreads();
+  }
+  const A out = shared[0];
+  __syncthreads();  // shared is reused by the next tree
+  return out;
 }
 
 }  // namespace detail

@@ -3,7 +3,6 @@
 // (Note [Thread functors] in kernels/thread_functors.h) are defined here. Compiled by the CUDA build;
 // no GPU has run them (the emulated devices walk the same functors on the host).
 #include "backends/cuda/launch.cuh"
-#include "kernels/reduce_grid.h"
 
 namespace ctorch::inline api::backends::cuda {
 
@@ -30,14 +29,7 @@ __global__ void block_functor_kernel(F f) {
   for (int64_t b = blockIdx.x; b < f.blocks(); b += gridDim.x) {
     Acc acc = f.init();
     for (int64_t e = t; e < extent; e += blockDim.x) acc = f.fold(acc, b, e);
-    shared[t] = acc;
-    __syncthreads();
-    for (unsigned s = blockDim.x / 2; s > 0; s /= 2) {
-      kernels::block_tree_step(shared, t, s, combine);
-      __syncthreads();
-    }
-    const Acc total = shared[0];
-    __syncthreads();  // shared is reused by the next block
+    const Acc total = detail::block_tree(acc, shared, combine);
     const auto post = f.finish(b, total, t == 0);
     for (int64_t e = t; e < apply_extent; e += blockDim.x) f.apply(b, e, post);
   }

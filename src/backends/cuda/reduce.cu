@@ -12,21 +12,6 @@ using kernels::SoftmaxPlan;
 
 namespace {
 
-// Shared-memory block tree (blockDim.x a power of two); every thread returns the result.
-template <class A, class Combine>
-__device__ A block_tree(A v, A* shared, const Combine& combine) {
-  const unsigned t = threadIdx.x;
-  shared[t] = v;
-  __syncthreads();
-  for (unsigned s = blockDim.x / 2; s > 0; s /= 2) {
-    kernels::block_tree_step(shared, t, s, combine);
-    __syncthreads();
-  }
-  const A out = shared[0];
-  __syncthreads();  // shared is reused by the next tree
-  return out;
-}
-
 template <class T, class Out, class Op>
 __global__ void reduce_block_per_output(const __grid_constant__ ReducePlan plan, char* values, const char* input,
                                         int64_t* indices, Op op) {
@@ -37,7 +22,7 @@ __global__ void reduce_block_per_output(const __grid_constant__ ReducePlan plan,
     int64_t in_off = 0, out_off = 0;
     plan.kept_offsets(o, &in_off, &out_off);
     const acc_t partial = kernels::reduce_fold<T, Op>(plan, op, input + in_off, threadIdx.x, blockDim.x);
-    const acc_t acc = block_tree(partial, shared, kernels::OpCombine<Op>{op});
+    const acc_t acc = detail::block_tree(partial, shared, kernels::OpCombine<Op>{op});
     if (threadIdx.x == 0) kernels::reduce_store<Out>(op, values, indices, out_off, acc);
   }
 }
@@ -60,9 +45,9 @@ __global__ void softmax_kernel(SoftmaxPlan plan, const T* in, T* out) {
   A* shared = reinterpret_cast<A*>(shared_bytes);
   for (int64_t row = blockIdx.x; row < plan.outer * plan.inner; row += gridDim.x) {
     const int64_t base = kernels::softmax_row_base(plan, row);
-    const A mx = block_tree(kernels::softmax_fold_max(plan, in + base, threadIdx.x, blockDim.x), shared,
+    const A mx = detail::block_tree(kernels::softmax_fold_max(plan, in + base, threadIdx.x, blockDim.x), shared,
                             kernels::SoftmaxMax<A>{});
-    const A sum = block_tree(kernels::softmax_fold_sum(plan, in + base, mx, threadIdx.x, blockDim.x), shared,
+    const A sum = detail::block_tree(kernels::softmax_fold_sum(plan, in + base, mx, threadIdx.x, blockDim.x), shared,
                              kernels::SoftmaxSum<A>{});
     kernels::softmax_write<T, Log>(plan, in + base, out + base, mx, sum, threadIdx.x, blockDim.x);
   }

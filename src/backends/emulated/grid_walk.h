@@ -64,13 +64,7 @@ void walk_blocks(int64_t rows, const kernels::ReduceLaunch& l, const Row& row) {
   });
 }
 
-/// The block tree of Note [Reduction grid] over shared[0, block), step by step as the GPU runs it.
-template <class Acc, class Combine>
-void block_tree(Acc* shared, uint32_t block, const Combine& combine) {
-  for (uint32_t s = block / 2; s > 0; s /= 2) {
-    for (uint32_t t = 0; t < s; ++t) kernels::block_tree_step(shared, t, s, combine);
-  }
-}
+using cpu::block_tree;
 
 }  // namespace ctorch::api::backends::emulated
 
